@@ -1,0 +1,90 @@
+/* The backend interface: one table of function pointers per backend (the
+ * ggml pattern), one folder per backend. Host backends (c, omp) fill only
+ * `name` and `probe`: their workload variants are plain C functions. */
+#ifndef CO_BACKEND_H
+#define CO_BACKEND_H
+
+#include "coalesce.h"
+
+typedef struct co_device co_device;
+typedef struct co_buf co_buf;         /* device memory, defined by the backend */
+typedef struct co_program co_program; /* a built kernel source, defined by the backend */
+typedef struct co_kernel co_kernel;   /* one entry point of a program */
+
+typedef enum co_arg_kind { CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT } co_arg_kind;
+
+typedef struct co_arg {
+    co_arg_kind kind;
+    union {
+        co_buf *buf;
+        int32_t i;
+        uint32_t u;
+        float f;
+    } v;
+} co_arg;
+
+#define CO_BUF(b) ((co_arg){.kind = CO_ARG_BUF, .v.buf = (b)})
+#define CO_INT(x) ((co_arg){.kind = CO_ARG_INT, .v.i = (int32_t)(x)})
+#define CO_UINT(x) ((co_arg){.kind = CO_ARG_UINT, .v.u = (uint32_t)(x)})
+#define CO_FLOAT(x) ((co_arg){.kind = CO_ARG_FLOAT, .v.f = (float)(x)})
+
+typedef struct co_backend {
+    const char *name;
+    /* Enumerate devices and add them with co_context_add_device. A missing
+     * library, driver or ICD: return CO_ERR_UNSUPPORTED and say why in
+     * co_last_error; never crash. */
+    co_status (*probe)(co_context *ctx);
+    void (*release)(co_device *dev);
+
+    co_status (*alloc)(co_device *dev, size_t bytes, co_buf **out);
+    void (*free)(co_device *dev, co_buf *buf);
+    co_status (*upload)(co_device *dev, co_buf *dst, const void *src, size_t bytes);
+    co_status (*download)(co_device *dev, void *dst, co_buf *src, size_t bytes);
+
+    /* Compile `source` (named `name` for messages) with `defines`
+     * ("-DTS=16 -DWPT=8"). On failure: CO_ERR_BUILD with the build log. */
+    co_status (*build)(co_device *dev, const char *name, const char *source,
+                       const char *defines, co_program **out);
+    void (*program_free)(co_device *dev, co_program *prog);
+    /* The program owns the kernel: it is freed with the program. */
+    co_status (*kernel)(co_device *dev, co_program *prog, const char *entry, co_kernel **out);
+
+    /* Launch over `global` work-items (a multiple of `local`, OpenCL
+     * convention) and wait for it. If kernel_ms is not NULL it receives the
+     * kernel's time from device events. */
+    co_status (*launch)(co_device *dev, co_kernel *kernel, unsigned dims, const size_t global[3],
+                        const size_t local[3], size_t nargs, const co_arg *args,
+                        double *kernel_ms);
+} co_backend;
+
+/* One compiled program, kept per device and define set. */
+typedef struct co_program_entry {
+    char *key; /* source name + "\n" + defines */
+    co_program *program;
+} co_program_entry;
+
+struct co_device {
+    co_device_info info;
+    const co_backend *backend;
+    void *impl; /* backend state */
+    co_program_entry *programs;
+    size_t nprograms, cap_programs;
+};
+
+/* Called by probe: copies *info, takes ownership of impl. */
+co_status co_context_add_device(co_context *ctx, const co_backend *backend,
+                                const co_device_info *info, void *impl);
+
+/* The device behind an index of co_device_select. */
+co_device *co_context_device(const co_context *ctx, size_t index);
+
+/* Set the thread's error message (printf-style) and return status. */
+co_status co_fail(co_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Registration entries, one per backend folder. */
+const co_backend *co_backend_c(void);
+const co_backend *co_backend_omp(void);
+const co_backend *co_backend_opencl(void);
+const co_backend *co_backend_cuda(void);
+
+#endif

@@ -1,0 +1,734 @@
+/* The `cuda` backend: the NVIDIA driver API and NVRTC, both opened with
+ * dlopen at run time (hashcat's approach), so one binary runs with or
+ * without a driver and a missing library only disables the backend.
+ * Kernels are the OpenCL-dialect sources of kernels/, compiled by NVRTC
+ * behind kernels/dialect.h. One primary context (shared with the runtime
+ * API, so cuBLAS sees the same memory), one stream and two timing events
+ * per device. <cuda.h> and <nvrtc.h> are used for types only. */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_access.h"
+
+/* ---- the libraries: entry points resolved by name --------------------- */
+
+/* X(return type, field, symbol, older symbol or NULL, parameters). The _v2
+ * symbols are the ones <cuda.h> maps the plain names to. */
+#define CU_FUNCS(X)                                                                         \
+    X(CUresult, Init, "cuInit", NULL, (unsigned))                                           \
+    X(CUresult, DriverGetVersion, "cuDriverGetVersion", NULL, (int *))                      \
+    X(CUresult, GetErrorName, "cuGetErrorName", NULL, (CUresult, const char **))            \
+    X(CUresult, GetErrorString, "cuGetErrorString", NULL, (CUresult, const char **))        \
+    X(CUresult, DeviceGetCount, "cuDeviceGetCount", NULL, (int *))                          \
+    X(CUresult, DeviceGet, "cuDeviceGet", NULL, (CUdevice *, int))                          \
+    X(CUresult, DeviceGetName, "cuDeviceGetName", NULL, (char *, int, CUdevice))            \
+    X(CUresult, DeviceGetAttribute, "cuDeviceGetAttribute", NULL,                           \
+      (int *, CUdevice_attribute, CUdevice))                                                \
+    X(CUresult, DeviceTotalMem, "cuDeviceTotalMem_v2", NULL, (size_t *, CUdevice))          \
+    X(CUresult, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL,                   \
+      (CUcontext *, CUdevice))                                                              \
+    X(CUresult, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",                    \
+      "cuDevicePrimaryCtxRelease", (CUdevice))                                              \
+    X(CUresult, CtxSetCurrent, "cuCtxSetCurrent", NULL, (CUcontext))                        \
+    X(CUresult, MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t *, size_t *))                  \
+    X(CUresult, MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr *, size_t))                   \
+    X(CUresult, MemFree, "cuMemFree_v2", NULL, (CUdeviceptr))                               \
+    X(CUresult, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                              \
+      (CUdeviceptr, const void *, size_t, CUstream))                                        \
+    X(CUresult, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                              \
+      (void *, CUdeviceptr, size_t, CUstream))                                              \
+    X(CUresult, StreamCreate, "cuStreamCreate", NULL, (CUstream *, unsigned))               \
+    X(CUresult, StreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy", (CUstream))         \
+    X(CUresult, StreamSynchronize, "cuStreamSynchronize", NULL, (CUstream))                 \
+    X(CUresult, EventCreate, "cuEventCreate", NULL, (CUevent *, unsigned))                  \
+    X(CUresult, EventDestroy, "cuEventDestroy_v2", "cuEventDestroy", (CUevent))             \
+    X(CUresult, EventRecord, "cuEventRecord", NULL, (CUevent, CUstream))                    \
+    X(CUresult, EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",            \
+      (float *, CUevent, CUevent))                                                          \
+    X(CUresult, ModuleLoadDataEx, "cuModuleLoadDataEx", NULL,                               \
+      (CUmodule *, const void *, unsigned, CUjit_option *, void **))                        \
+    X(CUresult, ModuleUnload, "cuModuleUnload", NULL, (CUmodule))                           \
+    X(CUresult, ModuleGetFunction, "cuModuleGetFunction", NULL,                             \
+      (CUfunction *, CUmodule, const char *))                                               \
+    X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
+       CUstream, void **, void **))
+
+#define NVRTC_FUNCS(X)                                                                      \
+    X(nvrtcResult, Version, "nvrtcVersion", NULL, (int *, int *))                           \
+    X(const char *, GetErrorString, "nvrtcGetErrorString", NULL, (nvrtcResult))             \
+    X(nvrtcResult, GetNumSupportedArchs, "nvrtcGetNumSupportedArchs", NULL, (int *))        \
+    X(nvrtcResult, GetSupportedArchs, "nvrtcGetSupportedArchs", NULL, (int *))              \
+    X(nvrtcResult, CreateProgram, "nvrtcCreateProgram", NULL,                               \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *,                \
+       const char *const *))                                                                \
+    X(nvrtcResult, DestroyProgram, "nvrtcDestroyProgram", NULL, (nvrtcProgram *))           \
+    X(nvrtcResult, CompileProgram, "nvrtcCompileProgram", NULL,                             \
+      (nvrtcProgram, int, const char *const *))                                             \
+    X(nvrtcResult, GetProgramLogSize, "nvrtcGetProgramLogSize", NULL,                       \
+      (nvrtcProgram, size_t *))                                                             \
+    X(nvrtcResult, GetProgramLog, "nvrtcGetProgramLog", NULL, (nvrtcProgram, char *))       \
+    X(nvrtcResult, GetPTXSize, "nvrtcGetPTXSize", NULL, (nvrtcProgram, size_t *))           \
+    X(nvrtcResult, GetPTX, "nvrtcGetPTX", NULL, (nvrtcProgram, char *))                     \
+    X(nvrtcResult, GetCUBINSize, "nvrtcGetCUBINSize", NULL, (nvrtcProgram, size_t *))       \
+    X(nvrtcResult, GetCUBIN, "nvrtcGetCUBIN", NULL, (nvrtcProgram, char *))
+
+#define FIELD(ret, field, sym, alt, params) ret (*field) params;
+static struct { CU_FUNCS(FIELD) } cu;
+static struct { NVRTC_FUNCS(FIELD) } nv;
+#undef FIELD
+
+co_cuda_fn co_cuda_dlsym(void *lib, const char *name) {
+    void *p = dlsym(lib, name);
+    co_cuda_fn fn;
+    _Static_assert(sizeof fn == sizeof p, "function and data pointers differ in size");
+    memcpy(&fn, &p, sizeof fn);
+    return fn;
+}
+
+void *co_cuda_dlopen(const char *const *names) {
+    const char *dirs[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (size_t i = 0; names[i]; i++) {
+        void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (lib) return lib;
+        for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+            char path[1024];
+            if (!dirs[d] || !*dirs[d]) continue;
+            snprintf(path, sizeof path, "%s/lib64/%s", dirs[d], names[i]);
+            if ((lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) return lib;
+        }
+    }
+    return NULL;
+}
+
+static co_cuda_fn dlsym_either(void *lib, const char *sym, const char *alt) {
+    co_cuda_fn fn = co_cuda_dlsym(lib, sym);
+    return fn || !alt ? fn : co_cuda_dlsym(lib, alt);
+}
+
+/* Resolve a table; NULL on success, else the first missing symbol. */
+#define RESOLVE(ret, field, sym, alt, params)                                               \
+    if (!(table.field = (ret(*) params)dlsym_either(lib, sym, alt))) return sym;
+static const char *resolve_cu(void *lib) {
+#define table cu
+    CU_FUNCS(RESOLVE)
+#undef table
+    return NULL;
+}
+static const char *resolve_nvrtc(void *lib) {
+#define table nv
+    NVRTC_FUNCS(RESOLVE)
+#undef table
+    return NULL;
+}
+#undef RESOLVE
+
+/* A library opened once per process and kept open: drivers do not like
+ * being unloaded under live contexts, and NVRTC is reused by every build. */
+typedef struct lib_state {
+    const char *const *names;
+    const char *missing_hint;
+    const char *(*resolve)(void *lib);
+    bool tried;
+    void *handle;
+    char why[320];
+} lib_state;
+
+static const char *const cu_names[] = {"libcuda.so.1", "libcuda.so", NULL};
+static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                          NULL};
+static lib_state cu_lib = {cu_names, "no NVIDIA driver", resolve_cu, false, NULL, ""};
+static lib_state nvrtc_lib = {nvrtc_names,
+                              "no CUDA runtime compiler: install NVRTC or set CUDA_HOME",
+                              resolve_nvrtc, false, NULL, ""};
+
+/* Not thread-safe: probe runs from co_context_create, before any other use. */
+static bool lib_open(lib_state *lib) {
+    if (lib->tried) return lib->handle != NULL;
+    lib->tried = true;
+    void *handle = co_cuda_dlopen(lib->names);
+    const char *missing;
+    if (!handle) {
+        snprintf(lib->why, sizeof lib->why, "%s not found (%s)", lib->names[0],
+                 lib->missing_hint);
+    } else if ((missing = lib->resolve(handle))) {
+        snprintf(lib->why, sizeof lib->why, "%s lacks %s (too old)", lib->names[0], missing);
+        dlclose(handle);
+    } else {
+        lib->handle = handle;
+    }
+    return lib->handle != NULL;
+}
+
+/* ---- error wrappers: every API call goes through CU() or NVRTC() ------- */
+
+static co_status cu_check(const char *call, CUresult r) {
+    if (r == CUDA_SUCCESS) return CO_OK;
+    const char *name = NULL, *text = NULL;
+    if (cu.GetErrorName(r, &name) != CUDA_SUCCESS || !name) name = "?";
+    if (cu.GetErrorString(r, &text) != CUDA_SUCCESS || !text) text = "unknown error";
+    return co_fail(CO_ERR_DEVICE, "CUDA: %s failed: %s (%s, %d)", call, text, name, (int)r);
+}
+
+static co_status nvrtc_check(const char *call, nvrtcResult r) {
+    if (r == NVRTC_SUCCESS) return CO_OK;
+    const char *text = nv.GetErrorString(r);
+    return co_fail(CO_ERR_DEVICE, "CUDA: %s failed: %s (%d)", call, text ? text : "?", (int)r);
+}
+
+#define CU(fn, args) cu_check("cu" #fn, cu.fn args)
+#define NVRTC(fn, args) nvrtc_check("nvrtc" #fn, nv.fn args)
+
+/* Re-issue the last error with another status and a note after it. */
+static co_status restate(co_status st, const char *note) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", co_last_error());
+    return co_fail(st, "%s%s", msg, note);
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+typedef struct cu_device {
+    CUdevice dev;
+    CUcontext ctx; /* the device's primary context, retained */
+    CUstream stream;
+    CUevent start, stop;
+    int cc; /* compute capability, 10 * major + minor */
+    char arch[16]; /* NVRTC target, chosen on the first build */
+    void *anchor;
+    void (*anchor_destroy)(void *);
+} cu_device;
+
+struct co_buf {
+    CUdeviceptr ptr;
+    size_t bytes;
+};
+
+struct co_kernel {
+    CUfunction fn;
+    char entry[]; /* for messages */
+};
+
+struct co_program {
+    CUmodule module;
+    co_kernel **kernels; /* each allocated alone: pointers stay valid */
+    size_t nkernels;
+};
+
+static const co_backend cuda_backend;
+
+bool co_cuda_is_device(const co_device *dev) { return dev && dev->backend == &cuda_backend; }
+struct CUstream_st *co_cuda_stream(const co_device *dev) {
+    return ((const cu_device *)dev->impl)->stream;
+}
+unsigned long long co_cuda_ptr(const co_buf *buf) { return buf->ptr; }
+void *co_cuda_anchor(const co_device *dev) { return ((const cu_device *)dev->impl)->anchor; }
+void co_cuda_set_anchor(co_device *dev, void *handle, void (*destroy)(void *)) {
+    cu_device *d = dev->impl;
+    d->anchor = handle;
+    d->anchor_destroy = destroy;
+}
+
+co_status co_cuda_make_current(co_device *dev) {
+    return CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
+}
+
+co_status co_cuda_timer_start(co_device *dev) {
+    cu_device *d = dev->impl;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    return st ? st : CU(EventRecord, (d->start, d->stream));
+}
+
+co_status co_cuda_timer_stop(co_device *dev, double *ms) {
+    cu_device *d = dev->impl;
+    float elapsed = 0;
+    co_status st = CU(EventRecord, (d->stop, d->stream));
+    if (!st) st = CU(StreamSynchronize, (d->stream));
+    if (!st) st = CU(EventElapsedTime, (&elapsed, d->start, d->stop));
+    if (!st) *ms = elapsed;
+    return st;
+}
+
+/* ---- probe and release ------------------------------------------------- */
+
+static void release(co_device *dev) {
+    cu_device *d = dev->impl;
+    if (!d) return;
+    /* Errors are ignored here: there is nobody left to tell. */
+    cu.CtxSetCurrent(d->ctx);
+    if (d->anchor && d->anchor_destroy) d->anchor_destroy(d->anchor);
+    if (d->start) cu.EventDestroy(d->start);
+    if (d->stop) cu.EventDestroy(d->stop);
+    if (d->stream) cu.StreamDestroy(d->stream);
+    cu.CtxSetCurrent(NULL);
+    if (d->ctx) cu.DevicePrimaryCtxRelease(d->dev);
+    free(d);
+    dev->impl = NULL;
+}
+
+static int attribute(CUdevice dev, CUdevice_attribute what) {
+    int v = 0;
+    return CU(DeviceGetAttribute, (&v, what, dev)) ? 0 : v;
+}
+
+/* The kernel module's version ("580.65.06"), which the driver API does not
+ * report; NVIDIA's /proc file has it where the module is loaded. */
+static void driver_version(char *out, size_t len, int cuda_version) {
+    snprintf(out, len, "CUDA %d.%d", cuda_version / 1000, cuda_version % 1000 / 10);
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f) return;
+    char line[256];
+    if (fgets(line, sizeof line, f)) {
+        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun ..." */
+        const char *p = strstr(line, "Kernel Module");
+        if (p) {
+            p += strlen("Kernel Module");
+            p += strspn(p, " \t");
+            size_t n = strcspn(p, " \t\n");
+            if (n > 0 && n < len) snprintf(out, len, "%.*s", (int)n, p);
+        }
+    }
+    fclose(f);
+}
+
+static co_status open_device(int ordinal, cu_device *d, co_device_info *info, int version,
+                             const char *driver) {
+    co_status st;
+    if ((st = CU(DeviceGet, (&d->dev, ordinal)))) return st;
+    memset(info, 0, sizeof *info);
+    snprintf(info->spec, sizeof info->spec, "cuda:%d", ordinal);
+    snprintf(info->backend, sizeof info->backend, "cuda");
+    if ((st = CU(DeviceGetName, (info->name, (int)sizeof info->name, d->dev)))) return st;
+    snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
+    snprintf(info->platform, sizeof info->platform, "CUDA");
+    snprintf(info->api_version, sizeof info->api_version, "CUDA %d.%d", version / 1000,
+             version % 1000 / 10);
+    snprintf(info->driver_version, sizeof info->driver_version, "%s", driver);
+    info->type = CO_DEVICE_GPU;
+    info->compute_units = (unsigned)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    info->max_work_group_size =
+        (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    info->max_work_item_sizes[0] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    info->max_work_item_sizes[1] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    info->max_work_item_sizes[2] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    /* The static __shared__ limit (48 KiB): our kernels declare their
+     * __local arrays statically, so the opt-in maximum does not apply. */
+    info->local_mem_bytes =
+        (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    info->clock_mhz = (unsigned)attribute(d->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+    if ((st = CU(DeviceTotalMem, (&info->global_mem_bytes, d->dev)))) return st;
+    info->max_alloc_bytes = info->global_mem_bytes;
+    d->cc = 10 * attribute(d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
+            attribute(d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+
+    if ((st = CU(DevicePrimaryCtxRetain, (&d->ctx, d->dev)))) return st;
+    if ((st = CU(CtxSetCurrent, (d->ctx)))) return st;
+    /* A blocking stream: it still orders against the legacy default stream
+     * that libraries may use behind our back. */
+    if ((st = CU(StreamCreate, (&d->stream, CU_STREAM_DEFAULT)))) return st;
+    if ((st = CU(EventCreate, (&d->start, CU_EVENT_DEFAULT)))) return st;
+    return CU(EventCreate, (&d->stop, CU_EVENT_DEFAULT));
+}
+
+/* Demote a failure to "backend unavailable", keeping its message. */
+static co_status unavailable(void) { return restate(CO_ERR_UNSUPPORTED, ""); }
+
+static co_status probe(co_context *ctx) {
+    if (!lib_open(&cu_lib)) return co_fail(CO_ERR_UNSUPPORTED, "%s", cu_lib.why);
+    int version = 0, count = 0;
+    if (CU(Init, (0)) || CU(DriverGetVersion, (&version)) || CU(DeviceGetCount, (&count)))
+        return unavailable();
+    if (count == 0) return co_fail(CO_ERR_UNSUPPORTED, "CUDA: the driver reports no devices");
+    char driver[64];
+    driver_version(driver, sizeof driver, version);
+
+    /* A device that fails to open is skipped; the backend is available if
+     * any opened, else the last failure says why not. */
+    size_t added = 0;
+    for (int i = 0; i < count; i++) {
+        co_device_info info;
+        cu_device *d = calloc(1, sizeof *d);
+        if (!d) return co_fail(CO_ERR_NOMEM, "out of host memory probing CUDA devices");
+        co_device tmp = {.impl = d};
+        co_status st = open_device(i, d, &info, version, driver);
+        if (!st) st = co_context_add_device(ctx, &cuda_backend, &info, d);
+        if (st) release(&tmp);
+        else added++;
+    }
+    return added ? CO_OK : unavailable();
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+static co_status alloc(co_device *dev, size_t bytes, co_buf **out) {
+    cu_device *d = dev->impl;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (st) return st;
+    co_buf *b = calloc(1, sizeof *b);
+    if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    b->bytes = bytes;
+    CUresult r = cu.MemAlloc(&b->ptr, bytes ? bytes : 1); /* 0 bytes is an error in CUDA */
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        size_t free_bytes = 0, total = 0;
+        cu.MemGetInfo(&free_bytes, &total);
+        free(b);
+        return co_fail(CO_ERR_LIMIT,
+                       "CUDA: cannot allocate %zu bytes on %s: %zu of %zu bytes are free",
+                       bytes, dev->info.spec, free_bytes, total);
+    }
+    if ((st = cu_check("cuMemAlloc", r))) {
+        free(b);
+        return st;
+    }
+    *out = b;
+    return CO_OK;
+}
+
+static void buf_free(co_device *dev, co_buf *buf) {
+    if (!buf) return;
+    cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
+    cu.MemFree(buf->ptr);
+    free(buf);
+}
+
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
+    if (bytes <= buf->bytes) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
+                   buf->bytes, dev->info.spec);
+}
+
+static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, dst, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr, src, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
+}
+
+static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, src, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
+}
+
+/* ---- NVRTC ------------------------------------------------------------- */
+
+/* Options: each -D of `defines` on its own, then ours. Points into *copy. */
+static co_status make_options(const char *defines, const char *arch_option, char **copy,
+                              const char ***opts, int *nopts) {
+    static const char *const fixed[] = {"-default-device", "--std=c++17",
+                                        "-DCO_CUDA_BACKEND=1"};
+    const size_t nfixed = sizeof fixed / sizeof *fixed;
+    const char *ws = " \t\r\n";
+    *copy = malloc(strlen(defines) + 1);
+    *opts = malloc((strlen(defines) / 2 + 2 + nfixed) * sizeof **opts); /* >= tokens + ours */
+    if (!*copy || !*opts) {
+        free(*copy);
+        free(*opts);
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    }
+    strcpy(*copy, defines);
+    int n = 0;
+    for (char *p = *copy + strspn(*copy, ws); *p; p += strspn(p, ws)) {
+        (*opts)[n++] = p;
+        p += strcspn(p, ws);
+        if (*p) *p++ = 0;
+    }
+    (*opts)[n++] = arch_option;
+    for (size_t i = 0; i < nfixed; i++) (*opts)[n++] = fixed[i];
+    *nopts = n;
+    return CO_OK;
+}
+
+static co_status nvrtc_compile(const char *name, const char *source, const char *defines,
+                               const char *arch, void **out, size_t *size) {
+    *out = NULL;
+    *size = 0;
+    if (!defines) defines = "";
+    char arch_option[48];
+    snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", arch);
+    char *copy = NULL;
+    const char **opts = NULL;
+    int nopts = 0;
+    co_status st = make_options(defines, arch_option, &copy, &opts, &nopts);
+    if (st) return st;
+
+    nvrtcProgram prog = NULL;
+    if ((st = NVRTC(CreateProgram, (&prog, source, name, 0, NULL, NULL)))) goto done;
+    nvrtcResult r = nv.CompileProgram(prog, nopts, opts);
+    if (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION) {
+        size_t len = 0;
+        char *log = NULL;
+        if (!NVRTC(GetProgramLogSize, (prog, &len)) && (log = calloc(len + 1, 1)))
+            NVRTC(GetProgramLog, (prog, log));
+        int major = 0, minor = 0;
+        nv.Version(&major, &minor);
+        st = co_fail(CO_ERR_BUILD, "kernel %s.cl failed to build (NVRTC %d.%d, %s) with '%s':\n%s",
+                     name, major, minor, arch, defines, log ? log : nv.GetErrorString(r));
+        free(log);
+        goto done;
+    }
+    if ((st = nvrtc_check("nvrtcCompileProgram", r))) goto done;
+
+    /* sm_XY: a cubin for that GPU; compute_XY: PTX that the driver JITs. */
+    bool cubin = strncmp(arch, "sm_", 3) == 0;
+    size_t len = 0;
+    if ((st = cubin ? NVRTC(GetCUBINSize, (prog, &len)) : NVRTC(GetPTXSize, (prog, &len))))
+        goto done;
+    char *bin = malloc(len + 1);
+    if (!bin) {
+        st = co_fail(CO_ERR_NOMEM, "out of host memory");
+        goto done;
+    }
+    bin[len] = 0;
+    if ((st = cubin ? NVRTC(GetCUBIN, (prog, bin)) : NVRTC(GetPTX, (prog, bin)))) {
+        free(bin);
+        goto done;
+    }
+    *out = bin;
+    *size = len;
+done:
+    if (prog) nv.DestroyProgram(&prog);
+    free(copy);
+    free(opts);
+    return st;
+}
+
+/* What this NVRTC can target around compute capability cc: whether cc
+ * itself, the newest architecture below it, and the oldest of all. */
+static co_status nvrtc_archs(int cc, bool *exact, int *below, int *oldest) {
+    int n = 0, *list = NULL;
+    *exact = false;
+    *below = *oldest = 0;
+    co_status st = NVRTC(GetNumSupportedArchs, (&n));
+    if (st) return st;
+    if (n <= 0) return co_fail(CO_ERR_UNSUPPORTED, "CUDA: NVRTC supports no architecture");
+    if (!(list = malloc((size_t)n * sizeof *list)))
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    if (!(st = NVRTC(GetSupportedArchs, (list))))
+        for (int i = 0; i < n; i++) {
+            if (list[i] == cc) *exact = true;
+            if (list[i] < cc && list[i] > *below) *below = list[i];
+            if (!*oldest || list[i] < *oldest) *oldest = list[i];
+        }
+    free(list);
+    return st;
+}
+
+static co_status nvrtc_unsupported(co_status st, const char *arch, int oldest) {
+    int major = 0, minor = 0;
+    nv.Version(&major, &minor);
+    return co_fail(st, "CUDA: NVRTC %d.%d cannot compile for %s (its oldest target: sm_%d)",
+                   major, minor, arch, oldest);
+}
+
+/* The target for a device of compute capability cc: a cubin when this
+ * NVRTC knows the GPU, else PTX for the newest architecture it knows below
+ * it, which the driver compiles when loading (a GPU newer than NVRTC). */
+static co_status choose_arch(int cc, char *arch, size_t len) {
+    bool exact;
+    int below, oldest;
+    co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
+    if (st) return st;
+    if (exact) snprintf(arch, len, "sm_%d", cc);
+    else if (below) snprintf(arch, len, "compute_%d", below);
+    else {
+        char want[16];
+        snprintf(want, sizeof want, "sm_%d", cc);
+        return nvrtc_unsupported(CO_ERR_UNSUPPORTED, want, oldest);
+    }
+    return CO_OK;
+}
+
+co_status co_cuda_compile(const char *name, const char *source, const char *defines,
+                          const char *arch, void **out, size_t *size) {
+    *out = NULL;
+    *size = 0;
+    if (!lib_open(&nvrtc_lib)) return co_fail(CO_ERR_UNSUPPORTED, "%s", nvrtc_lib.why);
+    /* Check the target first: an unknown one is the caller's error, not a
+     * failed build. */
+    int cc = 0, end = 0;
+    if (!arch || (sscanf(arch, "sm_%d%n", &cc, &end) != 1 &&
+                  sscanf(arch, "compute_%d%n", &cc, &end) != 1) || arch[end])
+        return co_fail(CO_ERR_INVALID, "CUDA: unknown architecture '%s' (use sm_XY or compute_XY)",
+                       arch ? arch : "(null)");
+    bool exact;
+    int below, oldest;
+    co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
+    if (st) return st;
+    if (!exact) return nvrtc_unsupported(CO_ERR_INVALID, arch, oldest);
+    return nvrtc_compile(name, source, defines, arch, out, size);
+}
+
+/* ---- programs and kernels ---------------------------------------------- */
+
+static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
+                       co_program **out) {
+    cu_device *d = dev->impl;
+    if (!lib_open(&nvrtc_lib))
+        return co_fail(CO_ERR_UNSUPPORTED, "CUDA: cannot compile kernel %s.cl: %s", name,
+                       nvrtc_lib.why);
+    co_status st;
+    if (!d->arch[0] && (st = choose_arch(d->cc, d->arch, sizeof d->arch))) return st;
+    void *bin;
+    size_t size;
+    if ((st = nvrtc_compile(name, source, defines, d->arch, &bin, &size))) return st;
+
+    co_program *prog = calloc(1, sizeof *prog);
+    if (!prog) {
+        free(bin);
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    }
+    /* The JIT's log says why a module does not load (PTX too new for the
+     * driver, a cubin for another GPU). */
+    char log[4096] = "";
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(ModuleLoadDataEx, (&prog->module, bin, 2, keys, values));
+    free(bin);
+    if (st) {
+        free(prog);
+        char note[4200];
+        snprintf(note, sizeof note, " loading kernel %s.cl (%s)%s%s", name, d->arch,
+                 log[0] ? ":\n" : "", log);
+        return restate(CO_ERR_BUILD, note);
+    }
+    *out = prog;
+    return CO_OK;
+}
+
+static void program_free(co_device *dev, co_program *prog) {
+    if (!prog) return;
+    cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
+    for (size_t i = 0; i < prog->nkernels; i++) free(prog->kernels[i]);
+    free(prog->kernels);
+    cu.ModuleUnload(prog->module);
+    free(prog);
+}
+
+static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
+    for (size_t i = 0; i < prog->nkernels; i++)
+        if (strcmp(prog->kernels[i]->entry, entry) == 0) {
+            *out = prog->kernels[i];
+            return CO_OK;
+        }
+    co_kernel **grown = realloc(prog->kernels, (prog->nkernels + 1) * sizeof *grown);
+    if (!grown) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    prog->kernels = grown;
+    co_kernel *k = malloc(sizeof *k + strlen(entry) + 1);
+    if (!k) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    strcpy(k->entry, entry);
+    co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
+    if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
+    if (st) {
+        free(k);
+        char note[160];
+        snprintf(note, sizeof note, " (kernel '%.100s')", entry);
+        return restate(st, note);
+    }
+    prog->kernels[prog->nkernels++] = k;
+    *out = k;
+    return CO_OK;
+}
+
+/* ---- launch ------------------------------------------------------------ */
+
+#define MAX_ARGS 32
+
+static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
+                        const size_t local[3], size_t nargs, const co_arg *args,
+                        double *kernel_ms) {
+    cu_device *d = dev->impl;
+    static const size_t max_grid[3] = {2147483647u, 65535u, 65535u};
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    if (dims < 1 || dims > 3 || !global || !local)
+        return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s' launched with %u dimensions", k->entry,
+                       dims);
+    size_t threads = 1;
+    for (unsigned i = 0; i < dims; i++) {
+        if (local[i] == 0 || global[i] % local[i] != 0)
+            return co_fail(CO_ERR_INVALID,
+                           "CUDA: kernel '%s': global size %zu is not a multiple of local "
+                           "size %zu in dimension %u",
+                           k->entry, global[i], local[i], i);
+        if (local[i] > dev->info.max_work_item_sizes[i] || global[i] / local[i] > max_grid[i])
+            return co_fail(CO_ERR_LIMIT,
+                           "CUDA: kernel '%s': dimension %u has blocks of %zu (limit %zu) and "
+                           "a grid of %zu blocks (limit %zu)",
+                           k->entry, i, local[i], dev->info.max_work_item_sizes[i],
+                           global[i] / local[i], max_grid[i]);
+        block[i] = (unsigned)local[i];
+        grid[i] = (unsigned)(global[i] / local[i]);
+        threads *= local[i];
+    }
+    if (threads > dev->info.max_work_group_size)
+        return co_fail(CO_ERR_LIMIT, "CUDA: kernel '%s': %zu threads per block (limit %zu)",
+                       k->entry, threads, dev->info.max_work_group_size);
+    if (nargs > MAX_ARGS)
+        return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': %zu arguments (limit %d)", k->entry,
+                       nargs, MAX_ARGS);
+
+    /* cuLaunchKernel takes a pointer to each argument's value. */
+    union {
+        CUdeviceptr ptr;
+        int32_t i;
+        uint32_t u;
+        float f;
+    } values[MAX_ARGS];
+    void *params[MAX_ARGS];
+    for (size_t i = 0; i < nargs; i++) {
+        switch (args[i].kind) {
+        case CO_ARG_BUF:
+            if (!args[i].v.buf)
+                return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': argument %zu is a null buffer",
+                               k->entry, i);
+            values[i].ptr = args[i].v.buf->ptr;
+            break;
+        case CO_ARG_INT: values[i].i = args[i].v.i; break;
+        case CO_ARG_UINT: values[i].u = args[i].v.u; break;
+        case CO_ARG_FLOAT: values[i].f = args[i].v.f; break;
+        default:
+            return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': argument %zu has an unknown kind",
+                           k->entry, i);
+        }
+        params[i] = &values[i];
+    }
+
+    char note[160];
+    snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
+    co_status st = kernel_ms ? co_cuda_timer_start(dev) : CU(CtxSetCurrent, (d->ctx));
+    if (!st)
+        st = CU(LaunchKernel, (k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
+                               d->stream, nargs ? params : NULL, NULL));
+    if (st) return restate(st, note);
+    /* Faults inside the kernel surface when waiting for it. */
+    double ms = 0;
+    st = kernel_ms ? co_cuda_timer_stop(dev, &ms) : CU(StreamSynchronize, (d->stream));
+    if (st) return restate(st, note);
+    if (kernel_ms) *kernel_ms = ms;
+    return CO_OK;
+}
+
+static const co_backend cuda_backend = {
+    .name = "cuda",
+    .probe = probe,
+    .release = release,
+    .alloc = alloc,
+    .free = buf_free,
+    .upload = upload,
+    .download = download,
+    .build = build,
+    .program_free = program_free,
+    .kernel = kernel,
+    .launch = launch,
+};
+
+const co_backend *co_backend_cuda(void) { return &cuda_backend; }

@@ -1,0 +1,52 @@
+/* CUDA objects behind coalesce handles, for code that calls a CUDA library
+ * directly (the cuBLAS anchor), and NVRTC alone for tests. This header needs
+ * no CUDA header: the types below are the ones <cuda.h> declares
+ * (CUstream = struct CUstream_st *, also cudaStream_t; CUdeviceptr =
+ * unsigned long long on 64-bit hosts). */
+#ifndef CO_CUDA_ACCESS_H
+#define CO_CUDA_ACCESS_H
+
+#include "backend/backend.h"
+
+struct CUstream_st;
+
+/* Whether dev belongs to the cuda backend (the functions below need one). */
+bool co_cuda_is_device(const co_device *dev);
+struct CUstream_st *co_cuda_stream(const co_device *dev);
+unsigned long long co_cuda_ptr(const co_buf *buf);
+
+/* Make the device's (primary) context current on the calling thread, as
+ * libraries built on the runtime API (cuBLAS) expect. */
+co_status co_cuda_make_current(co_device *dev);
+
+/* Kernel time from the device's events: start records an event on its
+ * stream; stop records another, waits for the stream (reporting any
+ * asynchronous error) and gives the milliseconds between them. */
+co_status co_cuda_timer_start(co_device *dev);
+co_status co_cuda_timer_stop(co_device *dev, double *ms);
+
+/* One library handle owned by the device (the cuBLAS handle): `destroy` is
+ * called with the context current when the device is released. */
+void *co_cuda_anchor(const co_device *dev);
+void co_cuda_set_anchor(co_device *dev, void *handle, void (*destroy)(void *handle));
+
+/* dlopen the first library of `names` (NULL-terminated) that loads, trying
+ * each name bare (the loader's path), then under $CUDA_HOME/lib64,
+ * $CUDA_PATH/lib64 and /usr/local/cuda/lib64. NULL if none loads. */
+void *co_cuda_dlopen(const char *const *names);
+/* dlsym into a function pointer (ISO C has no void * -> function pointer
+ * conversion; POSIX guarantees this one). Cast the result to the real type. */
+typedef void (*co_cuda_fn)(void);
+co_cuda_fn co_cuda_dlsym(void *lib, const char *name);
+
+/* Compile one kernel source with NVRTC only (no driver, no GPU):
+ * `defines` as for backend build ("-DTS=16 -DWPT=8", may be NULL or ""),
+ * `arch` "sm_90" (a cubin) or "compute_90" (PTX text, NUL-terminated).
+ * On success *out (malloc'ed, the caller frees) holds *size bytes.
+ * CO_ERR_UNSUPPORTED only when libnvrtc cannot be opened (or this build has
+ * no CUDA headers); CO_ERR_INVALID for an arch this NVRTC does not know;
+ * CO_ERR_BUILD with the NVRTC log in co_last_error. */
+co_status co_cuda_compile(const char *name, const char *source, const char *defines,
+                          const char *arch, void **out, size_t *size);
+
+#endif

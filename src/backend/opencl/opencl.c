@@ -1,0 +1,338 @@
+/* The `opencl` backend: every device of every platform the ICD loader
+ * knows (PoCL on the CPU, NVIDIA, AMD, Intel GPUs). One context and one
+ * in-order profiling queue per device; kernel time from events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/opencl/opencl_access.h"
+
+typedef struct cl_device_state {
+    cl_device_id id;
+    cl_context context;
+    cl_command_queue queue;
+} cl_device_state;
+
+struct co_buf {
+    cl_mem mem;
+    size_t bytes;
+};
+
+struct co_kernel {
+    char *entry;
+    cl_kernel kernel;
+};
+
+struct co_program {
+    cl_program program;
+    co_kernel **kernels; /* each allocated alone: pointers stay valid */
+    size_t nkernels;
+};
+
+const char *co_opencl_error_name(cl_int err) {
+    switch (err) {
+#define E(x) case x: return #x;
+        E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
+        E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+        E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_BUILD_PROGRAM_FAILURE)
+        E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
+        E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
+        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE)
+        E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+        E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET)
+        E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
+        E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PLATFORM)
+#undef E
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "unknown OpenCL error";
+    }
+}
+
+/* Every OpenCL call goes through this: on failure, one line naming the call
+ * and the API's error. */
+#define CL_CHECK(call)                                                                     \
+    do {                                                                                   \
+        cl_int err_ = (call);                                                              \
+        if (err_ != CL_SUCCESS)                                                            \
+            return co_fail(CO_ERR_DEVICE, "OpenCL: %s failed: %s (%d)", #call,             \
+                           co_opencl_error_name(err_), (int)err_);                         \
+    } while (0)
+
+cl_command_queue co_opencl_queue(const co_device *dev) {
+    return ((const cl_device_state *)dev->impl)->queue;
+}
+
+cl_mem co_opencl_mem(const co_buf *buf) { return buf->mem; }
+
+static void info_string(cl_device_id id, cl_device_info what, char *out, size_t len) {
+    out[0] = 0;
+    if (clGetDeviceInfo(id, what, len, out, NULL) != CL_SUCCESS) out[0] = 0;
+    out[len - 1] = 0;
+}
+
+static void fill_info(cl_platform_id platform, cl_device_id id, size_t index,
+                      co_device_info *info) {
+    memset(info, 0, sizeof *info);
+    snprintf(info->spec, sizeof info->spec, "opencl:%zu", index);
+    snprintf(info->backend, sizeof info->backend, "opencl");
+    info_string(id, CL_DEVICE_NAME, info->name, sizeof info->name);
+    info_string(id, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    info_string(id, CL_DEVICE_VERSION, info->api_version, sizeof info->api_version);
+    info_string(id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+    if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform, info->platform,
+                          NULL) != CL_SUCCESS)
+        info->platform[0] = 0;
+    cl_device_type type = 0;
+    clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    info->type = (type & CL_DEVICE_TYPE_GPU)           ? CO_DEVICE_GPU
+                 : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CO_DEVICE_ACCELERATOR
+                                                       : CO_DEVICE_CPU;
+    cl_uint u = 0;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof u, &u, NULL);
+    info->compute_units = u;
+    u = 0;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof u, &u, NULL);
+    info->clock_mhz = u;
+    size_t wg = 0;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    info->max_work_group_size = wg;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_work_item_sizes,
+                    info->max_work_item_sizes, NULL);
+    cl_ulong v = 0;
+    clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof v, &v, NULL);
+    info->local_mem_bytes = (size_t)v;
+    v = 0;
+    clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof v, &v, NULL);
+    info->global_mem_bytes = (size_t)v;
+    v = 0;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof v, &v, NULL);
+    info->max_alloc_bytes = (size_t)v;
+}
+
+static co_status add_device(co_context *ctx, cl_platform_id platform, cl_device_id id,
+                            size_t index);
+
+static co_status probe(co_context *ctx) {
+    cl_uint nplatforms = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplatforms);
+    if (err != CL_SUCCESS || nplatforms == 0)
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "no OpenCL platform: the ICD loader found no driver (%s); install "
+                       "pocl-opencl-icd or a GPU driver",
+                       err != CL_SUCCESS ? co_opencl_error_name(err) : "0 platforms");
+    cl_platform_id platforms[16];
+    if (nplatforms > 16) nplatforms = 16;
+    CL_CHECK(clGetPlatformIDs(nplatforms, platforms, NULL));
+    size_t index = 0;
+    for (cl_uint p = 0; p < nplatforms; p++) {
+        cl_uint ndev = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev) != CL_SUCCESS)
+            continue; /* a platform without devices is not an error */
+        cl_device_id ids[32];
+        if (ndev > 32) ndev = 32;
+        CL_CHECK(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, ndev, ids, NULL));
+        for (cl_uint d = 0; d < ndev; d++) {
+            co_status st = add_device(ctx, platforms[p], ids[d], index);
+            if (st == CO_OK) index++;
+            else if (st == CO_ERR_NOMEM) return st;
+            /* a device whose context fails is skipped, the others still count */
+        }
+    }
+    if (index == 0)
+        return co_fail(CO_ERR_UNSUPPORTED, "OpenCL platforms found but no usable device");
+    return CO_OK;
+}
+
+static co_status add_device(co_context *ctx, cl_platform_id platform, cl_device_id id,
+                            size_t index) {
+    co_device_info info;
+    fill_info(platform, id, index, &info);
+    cl_int err;
+    cl_device_state *st = calloc(1, sizeof *st);
+    if (!st) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    st->id = id;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    st->context = clCreateContext(props, 1, &id, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(st);
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateContext failed: %s",
+                       co_opencl_error_name(err));
+    }
+    st->queue = clCreateCommandQueue(st->context, id, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseContext(st->context);
+        free(st);
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateCommandQueue failed: %s",
+                       co_opencl_error_name(err));
+    }
+    co_status s = co_context_add_device(ctx, co_backend_opencl(), &info, st);
+    if (s != CO_OK) {
+        clReleaseCommandQueue(st->queue);
+        clReleaseContext(st->context);
+        free(st);
+    }
+    return s;
+}
+
+static void release(co_device *dev) {
+    cl_device_state *st = dev->impl;
+    if (!st) return;
+    clReleaseCommandQueue(st->queue);
+    clReleaseContext(st->context);
+    free(st);
+}
+
+static co_status buf_alloc(co_device *dev, size_t bytes, co_buf **out) {
+    cl_device_state *st = dev->impl;
+    co_buf *b = calloc(1, sizeof *b);
+    if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    cl_int err;
+    b->mem = clCreateBuffer(st->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(b);
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateBuffer of %zu bytes failed: %s", bytes,
+                       co_opencl_error_name(err));
+    }
+    b->bytes = bytes;
+    *out = b;
+    return CO_OK;
+}
+
+static void buf_free(co_device *dev, co_buf *b) {
+    (void)dev;
+    if (!b) return;
+    clReleaseMemObject(b->mem);
+    free(b);
+}
+
+static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    cl_device_state *st = dev->impl;
+    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+    return CO_OK;
+}
+
+static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    cl_device_state *st = dev->impl;
+    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+    return CO_OK;
+}
+
+static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
+                       co_program **out) {
+    cl_device_state *st = dev->impl;
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(st->context, 1, &source, NULL, &err);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateProgramWithSource(%s) failed: %s", name,
+                       co_opencl_error_name(err));
+    char options[1024];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 %s", defines ? defines : "");
+    err = clBuildProgram(program, 1, &st->id, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[12288] = "";
+        clGetProgramBuildInfo(program, st->id, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        clReleaseProgram(program);
+        return co_fail(CO_ERR_BUILD, "kernel %s.cl failed to build (%s) with '%s':\n%s", name,
+                       co_opencl_error_name(err), options, log);
+    }
+    co_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        clReleaseProgram(program);
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    }
+    p->program = program;
+    *out = p;
+    return CO_OK;
+}
+
+static void program_free(co_device *dev, co_program *p) {
+    (void)dev;
+    for (size_t i = 0; i < p->nkernels; i++) {
+        clReleaseKernel(p->kernels[i]->kernel);
+        free(p->kernels[i]->entry);
+        free(p->kernels[i]);
+    }
+    free(p->kernels);
+    clReleaseProgram(p->program);
+    free(p);
+}
+
+static co_status kernel(co_device *dev, co_program *p, const char *entry, co_kernel **out) {
+    (void)dev;
+    for (size_t i = 0; i < p->nkernels; i++)
+        if (strcmp(p->kernels[i]->entry, entry) == 0) {
+            *out = p->kernels[i];
+            return CO_OK;
+        }
+    co_kernel **grown = realloc(p->kernels, (p->nkernels + 1) * sizeof *grown);
+    if (!grown) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    p->kernels = grown;
+    cl_int err;
+    cl_kernel k = clCreateKernel(p->program, entry, &err);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: no kernel '%s' in program: %s", entry,
+                       co_opencl_error_name(err));
+    size_t len = strlen(entry) + 1;
+    co_kernel *ck = malloc(sizeof *ck);
+    char *copy = malloc(len);
+    if (!ck || !copy) {
+        free(ck);
+        free(copy);
+        clReleaseKernel(k);
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    }
+    memcpy(copy, entry, len);
+    *ck = (co_kernel){.entry = copy, .kernel = k};
+    p->kernels[p->nkernels++] = ck;
+    *out = ck;
+    return CO_OK;
+}
+
+static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
+                        const size_t local[3], size_t nargs, const co_arg *args,
+                        double *kernel_ms) {
+    cl_device_state *st = dev->impl;
+    for (size_t i = 0; i < nargs; i++) {
+        cl_uint idx = (cl_uint)i;
+        switch (args[i].kind) {
+        case CO_ARG_BUF:
+            CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.buf->mem));
+            break;
+        case CO_ARG_INT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_int), &args[i].v.i)); break;
+        case CO_ARG_UINT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_uint), &args[i].v.u)); break;
+        case CO_ARG_FLOAT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_float), &args[i].v.f)); break;
+        }
+    }
+    cl_event ev;
+    CL_CHECK(clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, &ev));
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS && kernel_ms) {
+        cl_ulong t0 = 0, t1 = 0;
+        err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        *kernel_ms = (double)(t1 - t0) * 1e-6;
+    }
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: kernel '%s' failed: %s", k->entry,
+                       co_opencl_error_name(err));
+    return CO_OK;
+}
+
+static const co_backend backend = {
+    .name = "opencl",
+    .probe = probe,
+    .release = release,
+    .alloc = buf_alloc,
+    .free = buf_free,
+    .upload = upload,
+    .download = download,
+    .build = build,
+    .program_free = program_free,
+    .kernel = kernel,
+    .launch = launch,
+};
+
+const co_backend *co_backend_opencl(void) { return &backend; }

@@ -1,0 +1,191 @@
+/* The context: every backend probed once, every device it found, and
+ * selection of devices by SPEC. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+
+#define MAX_BACKENDS 4
+
+struct co_context {
+    co_device **devices; /* stable addresses: jobs keep pointers */
+    size_t ndevices, cap;
+    struct {
+        const char *name;
+        bool available;
+        char reason[512];
+    } backends[MAX_BACKENDS];
+    size_t nbackends;
+};
+
+co_status co_context_add_device(co_context *ctx, const co_backend *backend,
+                                const co_device_info *info, void *impl) {
+    if (ctx->ndevices == ctx->cap) {
+        size_t cap = ctx->cap ? 2 * ctx->cap : 8;
+        co_device **grown = realloc(ctx->devices, cap * sizeof *grown);
+        if (!grown) return co_fail(CO_ERR_NOMEM, "out of host memory adding a device");
+        ctx->devices = grown;
+        ctx->cap = cap;
+    }
+    co_device *dev = calloc(1, sizeof *dev);
+    if (!dev) return co_fail(CO_ERR_NOMEM, "out of host memory adding a device");
+    dev->info = *info;
+    dev->backend = backend;
+    dev->impl = impl;
+    ctx->devices[ctx->ndevices++] = dev;
+    return CO_OK;
+}
+
+co_status co_context_create(co_context **out) {
+    *out = NULL;
+    co_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return co_fail(CO_ERR_NOMEM, "out of host memory creating a context");
+    const co_backend *all[MAX_BACKENDS] = {co_backend_c(), co_backend_omp(), co_backend_opencl(),
+                                           co_backend_cuda()};
+    for (size_t i = 0; i < MAX_BACKENDS; i++) {
+        ctx->backends[i].name = all[i]->name;
+        co_status st = all[i]->probe(ctx);
+        ctx->backends[i].available = st == CO_OK;
+        if (st != CO_OK)
+            snprintf(ctx->backends[i].reason, sizeof ctx->backends[i].reason, "%s",
+                     co_last_error());
+    }
+    ctx->nbackends = MAX_BACKENDS;
+    co_fail(CO_OK, "%s", ""); /* a probe's "unavailable" is not the caller's error */
+    *out = ctx;
+    return CO_OK;
+}
+
+static void device_free(co_device *dev) {
+    for (size_t i = 0; i < dev->nprograms; i++) {
+        dev->backend->program_free(dev, dev->programs[i].program);
+        free(dev->programs[i].key);
+    }
+    free(dev->programs);
+    if (dev->backend->release) dev->backend->release(dev);
+    free(dev);
+}
+
+void co_context_destroy(co_context *ctx) {
+    if (!ctx) return;
+    for (size_t i = 0; i < ctx->ndevices; i++) device_free(ctx->devices[i]);
+    free(ctx->devices);
+    free(ctx);
+}
+
+size_t co_device_count(const co_context *ctx) { return ctx->ndevices; }
+
+const co_device_info *co_device_get(const co_context *ctx, size_t index) {
+    return index < ctx->ndevices ? &ctx->devices[index]->info : NULL;
+}
+
+co_device *co_context_device(const co_context *ctx, size_t index) {
+    return index < ctx->ndevices ? ctx->devices[index] : NULL;
+}
+
+size_t co_backend_count(const co_context *ctx) { return ctx->nbackends; }
+
+co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
+                            bool *available, const char **reason) {
+    if (index >= ctx->nbackends)
+        return co_fail(CO_ERR_INVALID, "backend index %zu out of range", index);
+    *name = ctx->backends[index].name;
+    *available = ctx->backends[index].available;
+    *reason = ctx->backends[index].reason;
+    return CO_OK;
+}
+
+/* Append index i unless already selected. */
+static co_status select_add(size_t *indices, size_t capacity, size_t *count, size_t i) {
+    for (size_t j = 0; j < *count; j++)
+        if (indices[j] == i) return CO_OK;
+    if (*count == capacity) return co_fail(CO_ERR_INVALID, "too many devices selected");
+    indices[(*count)++] = i;
+    return CO_OK;
+}
+
+static void list_specs(const co_context *ctx, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < ctx->ndevices && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 ctx->devices[i]->info.spec);
+}
+
+/* One term of a SPEC: "all", "c", "opencl", "opencl:2", "opencl:gpu". */
+static co_status select_one(const co_context *ctx, const char *term, size_t *indices,
+                            size_t capacity, size_t *count) {
+    size_t before = *count;
+    char backend[32];
+    const char *colon = strchr(term, ':');
+    size_t blen = colon ? (size_t)(colon - term) : strlen(term);
+    if (blen == 0 || blen >= sizeof backend) goto unknown;
+    memcpy(backend, term, blen);
+    backend[blen] = 0;
+    const char *rest = colon ? colon + 1 : NULL;
+
+    if (strcmp(backend, "all") == 0 && !rest) {
+        for (size_t i = 0; i < ctx->ndevices; i++) {
+            co_status st = select_add(indices, capacity, count, i);
+            if (st) return st;
+        }
+        return CO_OK;
+    }
+    size_t b;
+    for (b = 0; b < ctx->nbackends; b++)
+        if (strcmp(ctx->backends[b].name, backend) == 0) break;
+    if (b == ctx->nbackends) goto unknown;
+    if (!ctx->backends[b].available)
+        return co_fail(CO_ERR_DEVICE, "device '%s' is unavailable: %s", term,
+                       ctx->backends[b].reason);
+
+    long want_index = rest ? -1 : 0; /* bare backend name: its first device */
+    int want_type = 0;
+    if (rest) {
+        if (strcmp(rest, "cpu") == 0) want_type = CO_DEVICE_CPU;
+        else if (strcmp(rest, "gpu") == 0) want_type = CO_DEVICE_GPU;
+        else {
+            char *end;
+            if (!isdigit((unsigned char)rest[0])) goto unknown;
+            want_index = strtol(rest, &end, 10);
+            if (*end) goto unknown;
+        }
+    }
+    long seen = 0;
+    for (size_t i = 0; i < ctx->ndevices; i++) {
+        const co_device_info *info = &ctx->devices[i]->info;
+        if (strcmp(info->backend, backend) != 0) continue;
+        bool match = want_type ? (info->type & want_type) != 0 : seen == want_index;
+        seen++;
+        if (match) {
+            co_status st = select_add(indices, capacity, count, i);
+            if (st) return st;
+        }
+    }
+    if (*count > before) return CO_OK;
+unknown:;
+    char specs[1024];
+    list_specs(ctx, specs, sizeof specs);
+    return co_fail(CO_ERR_INVALID,
+                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
+                   "opencl:gpu, cuda, cuda:N (present here: %s)",
+                   term, specs);
+}
+
+co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
+                           size_t capacity, size_t *count) {
+    *count = 0;
+    if (!spec || !*spec) return co_fail(CO_ERR_INVALID, "empty device spec");
+    char buf[256];
+    if (strlen(spec) >= sizeof buf) return co_fail(CO_ERR_INVALID, "device spec too long");
+    strcpy(buf, spec);
+    for (char *save = NULL, *term = strtok_r(buf, ",", &save); term;
+         term = strtok_r(NULL, ",", &save)) {
+        co_status st = select_one(ctx, term, indices, capacity, count);
+        if (st) return st;
+    }
+    if (*count == 0) return co_fail(CO_ERR_INVALID, "device spec '%s' selects nothing", spec);
+    return CO_OK;
+}

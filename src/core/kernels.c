@@ -1,0 +1,57 @@
+/* Kernel sources: embedded at build time (cmake/EmbedKernels.cmake), or
+ * read from $COALESCE_KERNEL_DIR while developing kernels. The dialect
+ * prelude goes in front of every source. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload.h"
+
+extern const char *const co_embedded_kernel_names[];
+extern const char *const co_embedded_kernel_sources[];
+extern const char *const co_embedded_dialect;
+
+const char *const *co_kernel_names(void) { return co_embedded_kernel_names; }
+
+static char *read_file(const char *dir, const char *name, const char *ext) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long len = ftell(f);
+        if (len >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1))) {
+            size_t got = fread(text, 1, (size_t)len, f);
+            text[got] = 0;
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+char *co_kernel_source(const char *name) {
+    if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name)) return NULL;
+    const char *dir = getenv("COALESCE_KERNEL_DIR");
+    char *disk_src = NULL, *disk_dialect = NULL;
+    const char *src = NULL, *dialect = co_embedded_dialect;
+    if (dir && *dir) {
+        disk_src = read_file(dir, name, ".cl");
+        disk_dialect = read_file(dir, "dialect", ".h");
+        src = disk_src;
+        if (disk_dialect) dialect = disk_dialect;
+    }
+    for (size_t i = 0; !src && co_embedded_kernel_names[i]; i++)
+        if (strcmp(co_embedded_kernel_names[i], name) == 0) src = co_embedded_kernel_sources[i];
+    char *out = NULL;
+    if (src) {
+        /* #line keeps compiler messages pointing into the .cl file. */
+        const char *fmt = "%s\n#line 1 \"%s.cl\"\n%s";
+        int len = snprintf(NULL, 0, fmt, dialect, name, src);
+        if (len > 0 && (out = malloc((size_t)len + 1)))
+            snprintf(out, (size_t)len + 1, fmt, dialect, name, src);
+    }
+    free(disk_src);
+    free(disk_dialect);
+    return out;
+}

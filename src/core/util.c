@@ -1,0 +1,91 @@
+/* Small shared pieces: seeded random numbers, the clock, option parsing,
+ * a problem's host arrays. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/workload.h"
+
+/* splitmix64: tiny, fast, and every seed gives a good stream. */
+uint64_t co_rng_next(co_rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+float co_rng_float(co_rng *r, float lo, float hi) {
+    for (;;) {
+        float u = (float)(co_rng_next(r) >> 40) * (1.0f / 16777216.0f); /* [0,1), 24 bits */
+        float v = lo + (hi - lo) * u;
+        if (v != 0.0f) return v; /* zeros hide unwritten outputs and wrong indexing */
+    }
+}
+
+double co_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+const char *co_opt(const co_option *opts, size_t n, const char *name) {
+    const char *value = NULL;
+    for (size_t i = 0; i < n; i++) /* the last one given wins */
+        if (strcmp(opts[i].name, name) == 0) value = opts[i].value;
+    return value;
+}
+
+co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def,
+                      size_t *out) {
+    const char *v = co_opt(opts, n, name);
+    if (!v) {
+        *out = def;
+        return CO_OK;
+    }
+    /* Digits only: strtoull would take "-1", " 5" and "5abc". */
+    if (!*v || strspn(v, "0123456789") != strlen(v))
+        return co_fail(CO_ERR_INVALID, "--%s must be a positive integer, got '%s'", name, v);
+    errno = 0;
+    unsigned long long x = strtoull(v, NULL, 10);
+    if (errno == ERANGE || x > (1ull << 40))
+        return co_fail(CO_ERR_INVALID, "--%s=%s is too large (at most 2^40)", name, v);
+    if (x == 0) return co_fail(CO_ERR_INVALID, "--%s must be at least 1, got 0", name);
+    *out = (size_t)x;
+    return CO_OK;
+}
+
+co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
+                           void **host) {
+    if (p->narrays == CO_MAX_ARRAYS) return co_fail(CO_ERR_INVALID, "too many arrays");
+    /* Refuse what the machine cannot hold before allocating: with memory
+     * overcommit the allocation would succeed and the process die later. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (ram > 0 && (double)(p->host_bytes + bytes) > 0.9 * ram)
+        return co_fail(CO_ERR_LIMIT,
+                       "%s needs %.0f bytes of host memory for its arrays, more than 90%% of "
+                       "the machine's %.0f bytes",
+                       p->wl ? p->wl->name : "the problem", (double)(p->host_bytes + bytes), ram);
+    /* 64-byte alignment: vector loads and cache lines on every host. */
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *mem = rounded ? aligned_alloc(64, rounded) : NULL;
+    if (!mem)
+        return co_fail(CO_ERR_NOMEM, "cannot allocate %zu bytes of host memory for %s", bytes,
+                       name);
+    p->host_bytes += bytes;
+    p->arrays[p->narrays++] = (co_array){.name = name, .host = mem, .bytes = bytes,
+                                         .output = output};
+    *host = mem;
+    return CO_OK;
+}
+
+void co_problem_size(co_problem *p, const char *name, size_t value) {
+    if (p->nsizes == CO_MAX_KV) return;
+    snprintf(p->sizes[p->nsizes].name, sizeof p->sizes[0].name, "%s", name);
+    snprintf(p->sizes[p->nsizes].value, sizeof p->sizes[0].value, "%zu", value);
+    p->nsizes++;
+}

@@ -1,0 +1,168 @@
+/* The workload interface. One file per workload (src/workloads/<name>.c)
+ * declares its options, host arrays, operation/byte model, input generator,
+ * verification and a table of variants; the runner (run.c) does the rest:
+ * device memory, poisoning, warm-up, repetitions, timing and the report. */
+#ifndef CO_WORKLOAD_H
+#define CO_WORKLOAD_H
+
+#include "backend/backend.h"
+
+#define CO_MAX_ARRAYS 8
+#define CO_MAX_PARAMS 8
+
+/* Where a variant runs: a bit per backend. */
+enum {
+    CO_ON_C = 1,
+    CO_ON_OMP = 2,
+    CO_ON_OPENCL = 4,
+    CO_ON_CUDA = 8,
+    CO_ON_DEVICE = CO_ON_OPENCL | CO_ON_CUDA /* one kernel source for both */
+};
+
+/* A tunable: its name, default, allowed range. Device limits (work-group
+ * size, local memory) are checked when the variant computes its launch. */
+typedef struct co_param_def {
+    const char *name;
+    long def;
+    long min, max;
+    bool pow2;
+    const char *help;
+    long def_gpu; /* default on GPUs where it differs from def (0: def) */
+} co_param_def;
+
+/* A workload option (a size, a mode, a file): name, default, help. */
+typedef struct co_option_def {
+    const char *name;
+    const char *def; /* NULL: required unless another option provides it */
+    const char *help;
+} co_option_def;
+
+typedef struct co_array {
+    const char *name;
+    void *host;
+    size_t bytes;
+    bool output; /* poisoned before each run, downloaded after it */
+    co_buf *buf; /* device copy while a device variant runs */
+} co_array;
+
+typedef struct co_workload co_workload;
+
+typedef struct co_problem {
+    const co_workload *wl;
+    co_array arrays[CO_MAX_ARRAYS];
+    size_t narrays;
+    double flops; /* per run, by the workload's model */
+    double bytes; /* each input read once, each output written once */
+    struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
+    size_t nsizes;
+    size_t host_bytes; /* of all arrays, checked against the machine's memory */
+    void *state;       /* the workload's own */
+} co_problem;
+
+typedef struct co_variant co_variant;
+
+/* One variant running on one device. */
+typedef struct co_job {
+    co_device *dev;
+    co_problem *prob;
+    const co_variant *var;
+    long params[CO_MAX_PARAMS]; /* resolved, in the order of var->params */
+    size_t local[3];            /* asked for with --local; 0 = variant's choice */
+    size_t used_local[3];       /* what the last launch used */
+    double kernel_ms;           /* summed over the launches of one run */
+    bool host_timed;            /* host code: the runner times the call */
+} co_job;
+
+struct co_variant {
+    const char *name;
+    const char *summary;
+    unsigned on; /* CO_ON_* */
+    const co_param_def *params;
+    size_t nparams;
+    /* Optional: whether it can run on this device (an anchor library missing). */
+    bool (*available)(const co_device *dev, const char **why);
+    /* One run. Host variants compute on prob->arrays[i].host; device variants
+     * launch kernels on prob->arrays[i].buf through co_job_launch. */
+    co_status (*run)(co_job *job);
+    /* Tunable sets the cross-backend test runs besides the defaults:
+     * ";"-separated, each "NAME=V NAME=V". */
+    const char *test_params;
+};
+
+struct co_workload {
+    const char *name;
+    const char *summary;
+    const co_option_def *options;
+    size_t noptions;
+    const co_variant *variants;
+    size_t nvariants;
+    const char *defaults[4]; /* default variant on c, omp, opencl, cuda */
+    const char *anchors[4];  /* the library each is compared with (NULL: none) */
+    const char *bench_sets;  /* ";"-separated option sets, e.g. "size=1024" */
+    const char *quick_sets;
+    const char *test_sets;   /* awkward sizes every variant is tested at */
+    /* Parse and check options, allocate host arrays, set the model and sizes. */
+    co_status (*init)(co_problem *p, const co_option *opts, size_t nopts);
+    /* Random inputs from a seed (never zeros). */
+    void (*fill)(co_problem *p, uint64_t seed);
+    /* Compare outputs with the reference: error, tolerance, method. */
+    co_status (*verify)(co_problem *p, double *error, double *tolerance, char *check,
+                        size_t check_len);
+    void (*destroy)(co_problem *p);
+};
+
+/* ---- helpers for workloads and variants ---- */
+
+/* Registered workloads (registry.c). */
+size_t co_workloads(const co_workload *const **list);
+const co_workload *co_workload_find(const char *name);
+const co_variant *co_variant_find(const co_workload *wl, const char *name);
+
+/* Bit of CO_ON_* for a device's backend. */
+unsigned co_device_on(const co_device *dev);
+
+/* Option lookup for init: the value of `name` or NULL. */
+const char *co_opt(const co_option *opts, size_t n, const char *name);
+/* Parse a positive size option ("1024", "1k" is not accepted): one clear error. */
+co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def,
+                      size_t *out);
+
+/* Add a host array to the problem (allocated here, freed by co_problem_free). */
+co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
+                           void **host);
+void co_problem_size(co_problem *p, const char *name, size_t value);
+
+/* The resolved value of a variant's tunable. */
+long co_job_param(const co_job *job, const char *name);
+/* "-DTS=16 -DWPT=8 ..." for every tunable plus `extra` (may be NULL). */
+void co_job_defines(const co_job *job, const char *extra, char *out, size_t len);
+/* Build (cached per device and define set) and fetch a kernel entry point of
+ * kernels/<source>.cl. */
+co_status co_job_kernel(co_job *job, const char *source, const char *entry, const char *defines,
+                        co_kernel **out);
+/* Check a launch against the device's limits, round `global` up to a multiple
+ * of `local`, launch, wait, add the kernel time to job->kernel_ms.
+ * local_mem: bytes of __local memory the kernel declares (for the check). */
+co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const size_t global[3],
+                        const size_t local[3], size_t local_mem, size_t nargs,
+                        const co_arg *args);
+/* The same check alone, before building a kernel that could not launch. */
+co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], size_t local_mem);
+/* Anchors timed by their own means add their time here. */
+void co_job_add_time(co_job *job, double ms);
+
+/* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
+ * dialect prelude in front. Returns NULL if unknown. Caller frees. */
+char *co_kernel_source(const char *name);
+/* Names of all embedded kernel files (NULL-terminated). */
+const char *const *co_kernel_names(void);
+
+/* Seeded random numbers: splitmix64 stream. */
+typedef struct co_rng { uint64_t s; } co_rng;
+uint64_t co_rng_next(co_rng *r);
+/* Uniform in [lo, hi), never exactly 0. */
+float co_rng_float(co_rng *r, float lo, float hi);
+
+double co_now_ms(void);
+
+#endif

@@ -1,0 +1,332 @@
+/* Workload gemm: C = A * B, float32, row-major, any m, n, k >= 1.
+ * Model: 2mnk operations; bytes = each matrix read or written once.
+ * Reference: double precision. The error of an element is
+ * |c - ref| / sum_k |a_ik b_kj|, held to the worst-case bound of float
+ * summation, (k + 2) * 2^-24: any order of summation passes, any wrong
+ * element fails. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/gemm.h"
+
+typedef struct gemm_state {
+    size_t m, n, k;
+    float *a, *b, *c;
+    /* The reference, computed on first verify: all elements, or the
+     * sampled rows and columns of a large problem (ref_rows x n, m x ref_cols). */
+    bool have_ref, sampled;
+    double *ref, *mag; /* value and sum_k |a b| of each checked element */
+    size_t *rows, *cols;
+    size_t nrows, ncols;
+} gemm_state;
+
+/* Past this many multiply-adds the check samples rows and columns. */
+#define FULL_CHECK_MAX (1ull << 31)
+#define SAMPLES 16
+
+void gemm_dims(const co_problem *p, size_t *m, size_t *n, size_t *k) {
+    const gemm_state *s = p->state;
+    *m = s->m;
+    *n = s->n;
+    *k = s->k;
+}
+
+static const co_option_def options[] = {
+    {"size", "512", "m = n = k unless given separately"},
+    {"m", NULL, "rows of A and C"},
+    {"n", NULL, "columns of B and C"},
+    {"k", NULL, "columns of A, rows of B"},
+};
+
+static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
+    size_t size, m, n, k;
+    co_status st = co_opt_size(opts, nopts, "size", 512, &size);
+    if (!st) st = co_opt_size(opts, nopts, "m", size, &m);
+    if (!st) st = co_opt_size(opts, nopts, "n", size, &n);
+    if (!st) st = co_opt_size(opts, nopts, "k", size, &k);
+    if (st) return st;
+    /* Kernels index with int: every matrix must have fewer than 2^31 elements. */
+    const double limit = 2147483647.0;
+    if ((double)m * k > limit || (double)k * n > limit || (double)m * n > limit)
+        return co_fail(CO_ERR_INVALID,
+                       "gemm %zux%zux%zu: a matrix would have more than 2^31-1 elements "
+                       "(the kernels index with 32-bit int)",
+                       m, n, k);
+    gemm_state *s = calloc(1, sizeof *s);
+    if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    p->state = s;
+    s->m = m, s->n = n, s->k = k;
+    st = co_problem_array(p, "A", m * k * sizeof(float), false, (void **)&s->a);
+    if (!st) st = co_problem_array(p, "B", k * n * sizeof(float), false, (void **)&s->b);
+    if (!st) st = co_problem_array(p, "C", m * n * sizeof(float), true, (void **)&s->c);
+    if (st) return st;
+    co_problem_size(p, "m", m);
+    co_problem_size(p, "n", n);
+    co_problem_size(p, "k", k);
+    p->flops = 2.0 * (double)m * (double)n * (double)k;
+    p->bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n);
+    return CO_OK;
+}
+
+static void fill(co_problem *p, uint64_t seed) {
+    gemm_state *s = p->state;
+    co_rng r = {seed};
+    for (size_t i = 0; i < s->m * s->k; i++) s->a[i] = co_rng_float(&r, -1.0f, 1.0f);
+    for (size_t i = 0; i < s->k * s->n; i++) s->b[i] = co_rng_float(&r, -1.0f, 1.0f);
+    s->have_ref = false;
+}
+
+/* Reference row i: out[j] = sum_k a_ik b_kj and mag[j] = sum_k |a_ik b_kj|,
+ * in i-k-j order so the inner loop streams along rows of B. */
+static void ref_row(const gemm_state *s, size_t i, double *out, double *mag) {
+    for (size_t j = 0; j < s->n; j++) out[j] = mag[j] = 0;
+    for (size_t kk = 0; kk < s->k; kk++) {
+        const double a = s->a[i * s->k + kk];
+        const float *brow = s->b + kk * s->n;
+        for (size_t j = 0; j < s->n; j++) {
+            const double p = a * brow[j];
+            out[j] += p;
+            mag[j] += fabs(p);
+        }
+    }
+}
+
+static void ref_col(const gemm_state *s, size_t j, double *out, double *mag) {
+    for (size_t i = 0; i < s->m; i++) {
+        double acc = 0, m = 0;
+        for (size_t kk = 0; kk < s->k; kk++) {
+            const double p = (double)s->a[i * s->k + kk] * s->b[kk * s->n + j];
+            acc += p;
+            m += fabs(p);
+        }
+        out[i] = acc;
+        mag[i] = m;
+    }
+}
+
+static co_status make_reference(gemm_state *s) {
+    s->sampled = (double)s->m * s->n * s->k > (double)FULL_CHECK_MAX;
+    s->nrows = s->sampled ? (s->m < SAMPLES ? s->m : SAMPLES) : s->m;
+    s->ncols = s->sampled ? (s->n < SAMPLES ? s->n : SAMPLES) : 0;
+    size_t count = s->nrows * s->n + s->ncols * s->m;
+    free(s->ref), free(s->mag), free(s->rows), free(s->cols);
+    s->ref = malloc(count * sizeof *s->ref);
+    s->mag = malloc(count * sizeof *s->mag);
+    s->rows = malloc((s->nrows + 1) * sizeof *s->rows);
+    s->cols = malloc((s->ncols + 1) * sizeof *s->cols);
+    if (!s->ref || !s->mag || !s->rows || !s->cols)
+        return co_fail(CO_ERR_NOMEM, "out of host memory for the gemm reference");
+    /* Sampled rows/columns: spread over the matrix, edges included. */
+    for (size_t i = 0; i < s->nrows; i++)
+        s->rows[i] = s->sampled && s->nrows > 1 ? i * (s->m - 1) / (s->nrows - 1) : i;
+    for (size_t j = 0; j < s->ncols; j++)
+        s->cols[j] = s->ncols > 1 ? j * (s->n - 1) / (s->ncols - 1) : 0;
+    const long nrows = (long)s->nrows, ncols = (long)s->ncols;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long i = 0; i < nrows; i++)
+        ref_row(s, s->rows[i], s->ref + (size_t)i * s->n, s->mag + (size_t)i * s->n);
+    double *cref = s->ref + s->nrows * s->n, *cmag = s->mag + s->nrows * s->n;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long j = 0; j < ncols; j++)
+        ref_col(s, s->cols[j], cref + (size_t)j * s->m, cmag + (size_t)j * s->m);
+    s->have_ref = true;
+    return CO_OK;
+}
+
+static double element_error(float c, double ref, double mag) {
+    if (!isfinite(c)) return INFINITY; /* poison left in place, or overflow */
+    return fabs((double)c - ref) / (mag > 0 ? mag : 1e-300);
+}
+
+static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
+                        size_t check_len) {
+    gemm_state *s = p->state;
+    if (!s->have_ref) {
+        co_status st = make_reference(s);
+        if (st) return st;
+    }
+    double worst = 0;
+    for (size_t i = 0; i < s->nrows; i++)
+        for (size_t j = 0; j < s->n; j++) {
+            size_t at = i * s->n + j;
+            double e = element_error(s->c[s->rows[i] * s->n + j], s->ref[at], s->mag[at]);
+            if (!(e <= worst)) worst = e;
+        }
+    const double *cref = s->ref + s->nrows * s->n, *cmag = s->mag + s->nrows * s->n;
+    for (size_t j = 0; j < s->ncols; j++)
+        for (size_t i = 0; i < s->m; i++) {
+            size_t at = j * s->m + i;
+            double e = element_error(s->c[i * s->n + s->cols[j]], cref[at], cmag[at]);
+            if (!(e <= worst)) worst = e;
+        }
+    *error = worst;
+    *tolerance = ((double)s->k + 2.0) * 0x1p-24;
+    snprintf(check, check_len, s->sampled ? "sampled rows+cols" : "full");
+    return CO_OK;
+}
+
+static void destroy(co_problem *p) {
+    gemm_state *s = p->state;
+    if (!s) return;
+    free(s->ref), free(s->mag), free(s->rows), free(s->cols);
+    free(s);
+    p->state = NULL;
+}
+
+/* ---- host variants ---- */
+
+/* The thesis's progsec: the textbook triple loop, one core. */
+static co_status run_c(co_job *job) {
+    gemm_state *s = job->prob->state;
+    for (size_t i = 0; i < s->m; i++)
+        for (size_t j = 0; j < s->n; j++) {
+            float acc = 0.0f;
+            for (size_t kk = 0; kk < s->k; kk++) acc += s->a[i * s->k + kk] * s->b[kk * s->n + j];
+            s->c[i * s->n + j] = acc;
+        }
+    return CO_OK;
+}
+
+static co_status run_omp(co_job *job) {
+    gemm_state *s = job->prob->state;
+    co_sgemm_blocked(s->m, s->n, s->k, s->a, s->k, s->b, s->n, s->c, s->n);
+    return CO_OK;
+}
+
+/* ---- device variants: one kernel source for OpenCL and CUDA ---- */
+
+static co_status launch(co_job *job, const char *source, const char *entry,
+                        const size_t global[2], const size_t local[2], size_t local_mem) {
+    gemm_state *s = job->prob->state;
+    co_array *arr = job->prob->arrays;
+    char defines[256];
+    co_job_defines(job, NULL, defines, sizeof defines);
+    const size_t g[3] = {global[0], global[1], 1}, l[3] = {local[0], local[1], 1};
+    co_status st = co_job_check(job, 2, l, local_mem);
+    co_kernel *kernel;
+    if (!st) st = co_job_kernel(job, source, entry, defines, &kernel);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(s->m), CO_INT(s->n), CO_INT(s->k), CO_BUF(arr[GEMM_A].buf),
+                           CO_BUF(arr[GEMM_B].buf), CO_BUF(arr[GEMM_C].buf)};
+    return co_job_launch(job, kernel, 2, g, l, local_mem, 6, args);
+}
+
+static size_t ceil_to(size_t x, size_t step) { return (x + step - 1) / step * step; }
+
+static co_status run_naive(co_job *job) {
+    gemm_state *s = job->prob->state;
+    const size_t local[2] = {job->local[0] ? job->local[0] : 16, job->local[1] ? job->local[1] : 16};
+    const size_t global[2] = {s->n, s->m};
+    return launch(job, "gemm", "gemm_naive", global, local, 0);
+}
+
+/* The tiled kernels fix their work-group from the tile: --local must agree. */
+static co_status fixed_local(const co_job *job, const size_t local[2]) {
+    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
+        return co_fail(CO_ERR_INVALID,
+                       "variant '%s' sets its work-group from its tile (%zux%zu here); change "
+                       "it with --param, not --local",
+                       job->var->name, local[0], local[1]);
+    return CO_OK;
+}
+
+static co_status run_tiled(co_job *job) {
+    gemm_state *s = job->prob->state;
+    const size_t ts = (size_t)co_job_param(job, "TS");
+    const size_t local[2] = {ts, ts}, global[2] = {ceil_to(s->n, ts), ceil_to(s->m, ts)};
+    co_status st = fixed_local(job, local);
+    return st ? st : launch(job, "gemm", "gemm_tiled", global, local, (2 * ts * ts + ts) * 4);
+}
+
+static co_status run_wpt(co_job *job) {
+    gemm_state *s = job->prob->state;
+    const size_t ts = (size_t)co_job_param(job, "TS"), wpt = (size_t)co_job_param(job, "WPT");
+    if (ts % wpt)
+        return co_fail(CO_ERR_INVALID, "wpt needs TS divisible by WPT (TS=%zu, WPT=%zu)", ts, wpt);
+    const size_t local[2] = {ts, ts / wpt};
+    const size_t global[2] = {ceil_to(s->n, ts), ceil_to(s->m, ts) / wpt};
+    co_status st = fixed_local(job, local);
+    return st ? st : launch(job, "gemm", "gemm_wpt", global, local, (2 * ts * ts + ts) * 4);
+}
+
+/* 2D register blocking: TSM x TSN of C per work-group, WPTM x WPTN per
+ * work-item, TSK-deep tiles of A and B in local memory
+ * (kernels/gemm_reg2d.cl states the constraints). */
+static co_status run_reg2d(co_job *job) {
+    gemm_state *s = job->prob->state;
+    const size_t tsm = (size_t)co_job_param(job, "TSM"), tsn = (size_t)co_job_param(job, "TSN");
+    const size_t tsk = (size_t)co_job_param(job, "TSK");
+    const size_t wptm = (size_t)co_job_param(job, "WPTM"), wptn = (size_t)co_job_param(job, "WPTN");
+    if (tsm % wptm || tsn % wptn)
+        return co_fail(CO_ERR_INVALID, "reg2d needs WPTM | TSM and WPTN | TSN (TSM=%zu WPTM=%zu "
+                       "TSN=%zu WPTN=%zu)", tsm, wptm, tsn, wptn);
+    const size_t local[2] = {tsn / wptn, tsm / wptm};
+    const size_t global[2] = {ceil_to(s->n, tsn) / wptn, ceil_to(s->m, tsm) / wptm};
+    if ((tsk * tsm) % (local[0] * local[1]) || (tsk * tsn) % (local[0] * local[1]))
+        return co_fail(CO_ERR_INVALID, "reg2d needs TSK*TSM and TSK*TSN divisible by the "
+                       "work-group size %zu (TSK=%zu)", local[0] * local[1], tsk);
+    co_status st = fixed_local(job, local);
+    return st ? st : launch(job, "gemm_reg2d", "gemm_reg2d", global, local,
+                            (tsk * tsm + tsk * tsn) * 4);
+}
+
+static const co_param_def reg2d_params[] = {
+    {"TSM", 64, 1, 256, true, "rows of C per work-group", 128},
+    {"TSN", 64, 1, 256, true, "columns of C per work-group", 128},
+    {"TSK", 16, 1, 64, true, "depth of the local-memory tiles", 16},
+    {"WPTM", 8, 1, 16, true, "rows of C per work-item", 8},
+    {"WPTN", 8, 1, 16, true, "columns of C per work-item", 8},
+};
+
+static const co_param_def tiled_params[] = {
+    {"TS", 16, 1, 512, false, "tile edge: work-groups of TS x TS", 0},
+};
+static const co_param_def wpt_params[] = {
+    {"TS", 32, 1, 512, false, "tile edge", 0},
+    {"WPT", 8, 1, 512, false, "outputs per work-item; divides TS", 0},
+};
+
+#define PARAMS(p) .params = p, .nparams = sizeof p / sizeof p[0]
+
+static const co_variant variants[] = {
+    {.name = "c", .summary = "sequential triple loop (the thesis's progsec)", .on = CO_ON_C,
+     .run = run_c},
+    {.name = "omp", .summary = "cache-blocked, packed, vectorised, all cores", .on = CO_ON_OMP,
+     .run = run_omp},
+    {.name = "openblas", .summary = "anchor: OpenBLAS cblas_sgemm", .on = CO_ON_OMP,
+     .available = gemm_has_openblas, .run = gemm_run_openblas},
+    {.name = "naive", .summary = "one work-item per element, global memory only",
+     .on = CO_ON_DEVICE, .run = run_naive, .test_params = NULL},
+    {.name = "tiled", .summary = "TS x TS tiles in local memory", .on = CO_ON_DEVICE,
+     PARAMS(tiled_params), .run = run_tiled, .test_params = "TS=8;TS=32"},
+    {.name = "wpt", .summary = "tiles + WPT outputs per work-item", .on = CO_ON_DEVICE,
+     PARAMS(wpt_params), .run = run_wpt, .test_params = "TS=16 WPT=4;TS=64 WPT=16"},
+    {.name = "reg2d", .summary = "2D register blocking, vector loads", .on = CO_ON_DEVICE,
+     PARAMS(reg2d_params), .run = run_reg2d,
+     .test_params = "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4"},
+    {.name = "clblast", .summary = "anchor: CLBlast SGEMM", .on = CO_ON_OPENCL,
+     .available = gemm_has_clblast, .run = gemm_run_clblast},
+    {.name = "cublas", .summary = "anchor: cuBLAS SGEMM, fp32 (no TF32)", .on = CO_ON_CUDA,
+     .available = gemm_has_cublas, .run = gemm_run_cublas},
+};
+
+const co_workload co_workload_gemm = {
+    .name = "gemm",
+    .summary = "matrix multiplication C = A*B, float32",
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .variants = variants,
+    .nvariants = sizeof variants / sizeof variants[0],
+    .defaults = {"c", "omp", "reg2d", "reg2d"},
+    .anchors = {"openblas", "openblas", "clblast", "cublas"},
+    .bench_sets = "size=1024",
+    .quick_sets = "size=512",
+    .test_sets = "m=1 n=1 k=1;m=7 n=5 k=3;size=64;m=65 n=63 k=67;m=257 n=129 k=200;"
+                 "m=2049 n=2 k=33;m=3 n=1030 k=9",
+    .init = init,
+    .fill = fill,
+    .verify = verify,
+    .destroy = destroy,
+};

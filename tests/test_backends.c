@@ -1,0 +1,161 @@
+/* The cross-backend test (ggml's test-backend-ops pattern): every variant of
+ * every workload on every device present, at awkward sizes and with each
+ * tunable set it lists, against the double-precision or exact reference.
+ * Also checks that verification itself fails on a wrong or unwritten result.
+ * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload.h"
+
+static unsigned passed, failed, skipped;
+
+static void check(bool ok, const char *what) {
+    if (ok) passed++;
+    else {
+        failed++;
+        printf("FAIL %s\n", what);
+    }
+}
+
+/* "A=1 B=2" into options kept in store. */
+static size_t split(const char *set, char *store, size_t len, co_option *opts, size_t cap) {
+    snprintf(store, len, "%s", set);
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
+         t = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq) continue;
+        *eq = 0;
+        opts[n++] = (co_option){t, eq + 1};
+    }
+    return n;
+}
+
+/* Run one variant at one size with one tunable set (NULL: defaults). */
+static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const co_variant *v,
+                     const char *sizes, const char *params, uint64_t seed) {
+    char sstore[256], pstore[256], what[512];
+    co_option opts[CO_MAX_KV], prm[CO_MAX_PARAMS];
+    size_t nopts = split(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
+    size_t nprm = params ? split(params, pstore, sizeof pstore, prm, CO_MAX_PARAMS) : 0;
+    co_run_config cfg = {.workload = wl->name, .variant = v->name, .device = dev,
+                         .options = opts, .noptions = nopts, .params = prm, .nparams = nprm,
+                         .reps = 1, .warmup = 0, .seed = seed, .verify = true};
+    co_result r;
+    co_status st = co_run(ctx, &cfg, &r);
+    snprintf(what, sizeof what, "%s/%s on %s [%s]%s%s: %s", wl->name, v->name,
+             co_device_get(ctx, dev)->spec, sizes, params ? " " : "", params ? params : "",
+             st ? co_last_error() : "");
+    if (st == CO_ERR_LIMIT) { /* a tunable set over this device's limits */
+        skipped++;
+        printf("skip %s\n", what);
+        return;
+    }
+    check(st == CO_OK && r.verified && r.error <= r.tolerance, what);
+}
+
+/* Verification must reject a result with one wrong element, and the poison
+ * left by a variant that writes nothing. */
+static void test_verify_fails(const co_workload *wl) {
+    co_problem p = {.wl = wl};
+    co_option opts[] = {{"m", "33"}, {"n", "17"}, {"k", "9"}};
+    if (wl->init(&p, opts, 3) != CO_OK) {
+        check(false, "gemm init for the verification self-test");
+        return;
+    }
+    wl->fill(&p, 7);
+    co_array *out = NULL;
+    for (size_t i = 0; i < p.narrays; i++)
+        if (p.arrays[i].output) out = &p.arrays[i];
+    double err, tol;
+    char how[32];
+    memset(out->host, 0xFF, out->bytes); /* poison, as the runner does */
+    wl->verify(&p, &err, &tol, how, sizeof how);
+    check(!(err <= tol), "verify rejects an unwritten (poisoned) output");
+    /* The right answer, then one element off. */
+    co_rng r = {1};
+    (void)r;
+    if (strcmp(wl->name, "gemm") == 0) {
+        size_t m = 33, n = 17, k = 9;
+        const float *a = p.arrays[0].host, *b = p.arrays[1].host;
+        float *c = out->host;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                double acc = 0;
+                for (size_t q = 0; q < k; q++) acc += (double)a[i * k + q] * b[q * n + j];
+                c[i * n + j] = (float)acc;
+            }
+        wl->verify(&p, &err, &tol, how, sizeof how);
+        check(err <= tol, "verify accepts the exact product");
+        c[5 * n + 3] += 1e-3f;
+        wl->verify(&p, &err, &tol, how, sizeof how);
+        check(!(err <= tol), "verify rejects one element off by 1e-3");
+    }
+    wl->destroy(&p);
+    for (size_t i = 0; i < p.narrays; i++) free(p.arrays[i].host);
+}
+
+int main(int argc, char **argv) {
+    const char *only_wl = argc > 1 ? argv[1] : NULL;
+    const char *spec = argc > 2 ? argv[2] : "all";
+    co_context *ctx;
+    if (co_context_create(&ctx) != CO_OK) {
+        printf("FAIL context: %s\n", co_last_error());
+        return 1;
+    }
+    size_t idx[64], ndev;
+    if (co_device_select(ctx, spec, idx, 64, &ndev) != CO_OK) {
+        printf("FAIL devices '%s': %s\n", spec, co_last_error());
+        co_context_destroy(ctx);
+        return 1;
+    }
+    for (size_t b = 0; b < co_backend_count(ctx); b++) {
+        const char *name, *reason;
+        bool avail;
+        co_backend_status(ctx, b, &name, &avail, &reason);
+        if (!avail) printf("backend %s unavailable here: %s\n", name, reason);
+    }
+    const co_workload *const *wls;
+    size_t nwl = co_workloads(&wls);
+    uint64_t seed = 12345;
+    for (size_t w = 0; w < nwl; w++) {
+        const co_workload *wl = wls[w];
+        if (only_wl && strcmp(only_wl, wl->name)) continue;
+        test_verify_fails(wl);
+        for (size_t d = 0; d < ndev; d++) {
+            co_device *dev = co_context_device(ctx, idx[d]);
+            for (size_t v = 0; v < wl->nvariants; v++) {
+                const co_variant *var = &wl->variants[v];
+                const char *why;
+                if (!co_variant_runs_on(ctx, wl->name, var->name, idx[d], &why)) {
+                    if (var->on & co_device_on(dev)) {
+                        skipped++;
+                        printf("skip %s/%s on %s: %s\n", wl->name, var->name, dev->info.spec, why);
+                    }
+                    continue;
+                }
+                for (const char *s = wl->test_sets; *s;) {
+                    size_t l = strcspn(s, ";");
+                    char sizes[128];
+                    snprintf(sizes, sizeof sizes, "%.*s", (int)l, s);
+                    run_case(ctx, idx[d], wl, var, sizes, NULL, seed++);
+                    for (const char *t = var->test_params; t && *t;) {
+                        size_t tl = strcspn(t, ";");
+                        char params[128];
+                        snprintf(params, sizeof params, "%.*s", (int)tl, t);
+                        run_case(ctx, idx[d], wl, var, sizes, params, seed++);
+                        t += tl + (t[tl] == ';');
+                    }
+                    s += l + (s[l] == ';');
+                }
+                fflush(stdout);
+            }
+        }
+    }
+    co_context_destroy(ctx);
+    printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}

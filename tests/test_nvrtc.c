@@ -1,0 +1,143 @@
+/* Every embedded kernel file compiles under NVRTC (no GPU needed): once
+ * with the file's own defaults (its #ifndef tunables), and once with the
+ * default tunables of each CUDA variant of the workload the file belongs to
+ * (file "gemm" or "gemm_*" for workload "gemm"). A small kernel using every
+ * mapping of kernels/dialect.h checks the dialect itself.
+ *
+ * Usage: test_nvrtc [ARCH]   (default sm_90, the H200)
+ * Exit: 0 all compiled, 1 a failure (the NVRTC log is printed),
+ *       77 NVRTC cannot be opened (ctest: skipped). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_access.h"
+#include "core/workload.h"
+
+/* Beyond the rules of dialect.h: the OpenCL built-ins it maps for CUDA. */
+static const char dialect_probe[] =
+    "__constant float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n"
+    "float helper(float x) { return mad(x, 2.0f, 1.0f); }\n"
+    "CO_INLINE uint twice(uint x) { return 2u * x; }\n"
+    "__kernel void dialect_probe(__global float *CO_RESTRICT out, __global int *counter,\n"
+    "                            __global uint *bits, __constant float *coef,\n"
+    "                            const int n, const float s) {\n"
+    "    __local float tile[64];\n"
+    "    const size_t lid = get_local_id(0), gid = get_global_id(0);\n"
+    "    tile[lid] = (float)gid * s;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+    "    float v = tile[(lid + 1) % get_local_size(0)] + table[gid & 3] + coef[0];\n"
+    "    v = fma(v, sqrt(fabs(v)), fmin(v, fmax(v, 0.5f)));\n"
+    "    v = clamp(helper(v), -1.0f, 1.0f) + mix(0.0f, 1.0f, 0.5f);\n"
+    "    v += native_sqrt(2.0f) + native_rsqrt(2.0f) + native_divide(v, 3.0f)\n"
+    "       + native_exp(v) + native_log(2.0f) + native_recip(v) + native_sin(v)\n"
+    "       + native_cos(v) + native_powr(2.0f, v) + as_float(as_uint(v));\n"
+    "    uchar c = (uchar)1; ushort h = (ushort)2; ulong l = (ulong)3;\n"
+    "    v += (float)(c + h + l + clamp((int)gid, 0, n) + twice((uint)gid));\n"
+    "    atomic_add(counter, 1); atomic_inc(counter); atomic_max(counter, n);\n"
+    "    atomic_cmpxchg(counter, 0, 1); atomic_or(bits, 1u); atomic_xchg(bits, 2u);\n"
+    "    if (gid == 0) {\n"
+    "        float4 q = CO_LOAD4(out, 1);\n"
+    "        CO_STORE4(CO_FLOAT4(q.x, q.y, q.z, q.w + (float)get_num_groups(0)), out, 1);\n"
+    "    }\n"
+    "    if ((int)gid < n) out[gid] = v + (float)get_group_id(0) + (float)get_global_size(0);\n"
+    "}\n";
+
+static int failures;
+
+/* Compile `source`, print one line, and the log on failure. Returns 77 if
+ * NVRTC cannot be opened, else 0. */
+static int compile(const char *name, const char *source, const char *defines, const char *arch) {
+    void *bin = NULL;
+    size_t size = 0;
+    double t0 = co_now_ms();
+    co_status st = co_cuda_compile(name, source, defines, arch, &bin, &size);
+    double ms = co_now_ms() - t0;
+    free(bin);
+    if (st == CO_ERR_UNSUPPORTED) {
+        printf("SKIPPED: NVRTC not found (%s)\n", co_last_error());
+        return 77;
+    }
+    if (st != CO_OK) {
+        failures++;
+        printf("FAIL %s.cl [%s] %s: %s\n%s\n", name, defines, arch, co_status_name(st),
+               co_last_error());
+    } else {
+        printf("ok   %s.cl [%s] %s: %zu bytes, %.0f ms\n", name, defines, arch, size, ms);
+    }
+    return 0;
+}
+
+/* "-DTS=16 -DWPT=8" from a variant's default tunables, on GPUs or in general. */
+static void variant_defines(const co_variant *v, bool gpu, char *out, size_t len) {
+    size_t used = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < v->nparams && used < len; i++) {
+        const co_param_def *p = &v->params[i];
+        used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", i ? " " : "", p->name,
+                                 gpu && p->def_gpu ? p->def_gpu : p->def);
+    }
+}
+
+static bool belongs_to(const char *file, const char *workload) {
+    size_t n = strlen(workload);
+    return strncmp(file, workload, n) == 0 && (file[n] == 0 || file[n] == '_');
+}
+
+int main(int argc, char **argv) {
+    const char *arch = argc > 1 ? argv[1] : "sm_90";
+    const char *const *names = co_kernel_names();
+    const co_workload *const *workloads;
+    size_t nworkloads = co_workloads(&workloads);
+    char *first = NULL;
+
+    for (size_t f = 0; names[f]; f++) {
+        char *source = co_kernel_source(names[f]);
+        if (!source) {
+            printf("FAIL %s: co_kernel_source returned nothing\n", names[f]);
+            failures++;
+            continue;
+        }
+        if (compile(names[f], source, "", arch) == 77) {
+            free(source);
+            return 77;
+        }
+        /* Each distinct define set of the file's workload's CUDA variants. */
+        char done[32][256];
+        size_t ndone = 0;
+        for (size_t w = 0; w < nworkloads; w++) {
+            if (!belongs_to(names[f], workloads[w]->name)) continue;
+            for (size_t i = 0; i < 2 * workloads[w]->nvariants; i++) {
+                const co_variant *var = &workloads[w]->variants[i / 2];
+                char defines[256];
+                if (!(var->on & CO_ON_CUDA) || var->nparams == 0) continue;
+                variant_defines(var, i % 2 == 0, defines, sizeof defines);
+                bool seen = false;
+                for (size_t d = 0; d < ndone; d++) seen = seen || strcmp(done[d], defines) == 0;
+                if (seen) continue;
+                if (ndone < sizeof done / sizeof *done) strcpy(done[ndone++], defines);
+                compile(names[f], source, defines, arch);
+            }
+        }
+        if (!first) first = source;
+        else free(source);
+    }
+
+    /* The dialect alone: the prelude of any kernel source, up to its #line. */
+    if (first) {
+        char *cut = strstr(first, "#line 1 \"");
+        if (cut) {
+            *cut = 0;
+            size_t len = strlen(first) + sizeof dialect_probe;
+            char *probe = malloc(len);
+            if (probe) {
+                snprintf(probe, len, "%s%s", first, dialect_probe);
+                compile("dialect_probe", probe, "", arch);
+                free(probe);
+            }
+        }
+        free(first);
+    }
+    printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
+    return failures ? 1 : 0;
+}

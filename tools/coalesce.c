@@ -1,0 +1,513 @@
+/* coalesce: the command-line tool.
+ *   coalesce devices [--json]
+ *   coalesce list
+ *   coalesce run WORKLOAD [options]
+ *   coalesce bench [WORKLOAD...] [options]
+ * Exit codes: 0 success and verified; 1 a wrong result or a device error;
+ * 2 usage error. Every error is one line on stderr. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coalesce.h"
+#include "report.h"
+
+#define MAX_OPTS 32
+#define MAX_SETS 32
+#define MAX_DEVICES 64
+
+typedef struct cli {
+    const char *positional[16];
+    size_t npositional;
+    const char *device, *variants;
+    co_option opts[MAX_OPTS]; /* workload options: --m 5, --size 1024,2048 */
+    size_t nopts;
+    co_option params[MAX_OPTS];
+    size_t nparams;
+    const char *sets[MAX_SETS]; /* bench: --set "m=1 n=2 k=3" */
+    size_t nsets;
+    size_t local[3];
+    unsigned reps, warmup;
+    uint64_t seed;
+    bool json, csv, quick, no_verify;
+} cli;
+
+static const char usage[] =
+    "usage: coalesce COMMAND [options]\n"
+    "  devices [--json]             every device with its limits, and unavailable backends\n"
+    "  list                         workloads, their options and variants\n"
+    "  run WORKLOAD [options]       one variant on one or more devices, verified and timed\n"
+    "  bench [WORKLOAD...] [options] every variant on every selected device, as a table\n"
+    "options:\n"
+    "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
+    "                    or a comma-separated list (run: default opencl, else omp; bench: all)\n"
+    "  --variant V[,V]   variant(s) to run (run: the device's default; bench: all)\n"
+    "  --param NAME=V    a variant's tunable, e.g. --param TS=32 (repeatable)\n"
+    "  --local XxY[xZ]   work-group shape, for variants that take one\n"
+    "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
+    "  --seed S          inputs are random from this seed (default 1)\n"
+    "  --json | --csv    machine-readable output\n"
+    "  --quick           bench: the small sizes\n"
+    "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
+    "  --no-verify       skip the check against the reference\n"
+    "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
+    "exit: 0 ok, 1 wrong result or device error, 2 usage error\n";
+
+static int usage_error(const char *fmt, const char *a, const char *b) {
+    fputs("coalesce: ", stderr);
+    fprintf(stderr, fmt, a, b);
+    fputs(" (see 'coalesce --help')\n", stderr);
+    return 2;
+}
+
+static int exit_code(co_status st) {
+    switch (st) {
+    case CO_OK: return 0;
+    case CO_ERR_INVALID:
+    case CO_ERR_UNSUPPORTED: return 2;
+    default: return 1;
+    }
+}
+
+static int fail(co_status st) {
+    fprintf(stderr, "coalesce: %s\n", co_last_error());
+    return exit_code(st);
+}
+
+/* Strictly a decimal number, within [min, max]. */
+static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19) return false;
+    unsigned long long x = strtoull(s, NULL, 10);
+    if (x < min || x > max) return false;
+    *out = x;
+    return true;
+}
+
+static bool parse_local(const char *s, size_t local[3]) {
+    local[0] = local[1] = local[2] = 0;
+    char buf[64];
+    size_t len = strlen(s);
+    /* strtok would accept "16x", "x16" and "16xx16". */
+    if (!len || len >= sizeof buf || s[0] == 'x' || s[len - 1] == 'x' || strstr(s, "xx"))
+        return false;
+    strcpy(buf, s);
+    size_t d = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "x", &save); t; t = strtok_r(NULL, "x", &save)) {
+        uint64_t v;
+        if (d == 3 || !parse_u64(t, 1, 1u << 20, &v)) return false;
+        local[d++] = (size_t)v;
+    }
+    return d > 0;
+}
+
+/* Parse argv after the command. Returns 0, or the exit code of a usage error. */
+static int parse(int argc, char **argv, cli *c) {
+    memset(c, 0, sizeof *c);
+    c->seed = 1;
+    c->warmup = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (arg[0] == '-' && arg[1]) return usage_error("unknown option '%s'%s", arg, "");
+            if (c->npositional == 16) return usage_error("too many arguments%s%s", "", "");
+            c->positional[c->npositional++] = arg;
+            continue;
+        }
+        char name[64];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        if (len >= sizeof name) return usage_error("unknown option '%s'%s", arg, "");
+        memcpy(name, arg + 2, len);
+        name[len] = 0;
+        static const char *const flags[] = {"json", "csv", "quick", "no-verify", NULL};
+        bool is_flag = false;
+        for (size_t f = 0; flags[f]; f++) is_flag |= strcmp(name, flags[f]) == 0;
+        if (is_flag) {
+            if (eq) return usage_error("option --%s takes no value%s", name, "");
+            if (!strcmp(name, "json")) c->json = true;
+            else if (!strcmp(name, "csv")) c->csv = true;
+            else if (!strcmp(name, "quick")) c->quick = true;
+            else c->no_verify = true;
+            continue;
+        }
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!value) return usage_error("option --%s needs a value%s", name, "");
+        uint64_t v;
+        if (!strcmp(name, "device")) c->device = value;
+        else if (!strcmp(name, "variant")) c->variants = value;
+        else if (!strcmp(name, "reps")) {
+            if (!parse_u64(value, 1, 1000, &v))
+                return usage_error("--reps must be an integer in [1, 1000], got '%s'%s", value, "");
+            c->reps = (unsigned)v;
+        } else if (!strcmp(name, "warmup")) {
+            if (!parse_u64(value, 0, 100, &v))
+                return usage_error("--warmup must be an integer in [0, 100], got '%s'%s", value, "");
+            c->warmup = (unsigned)v;
+        } else if (!strcmp(name, "seed")) {
+            if (!parse_u64(value, 0, UINT64_MAX, &v))
+                return usage_error("--seed must be a non-negative integer, got '%s'%s", value, "");
+            c->seed = v;
+        } else if (!strcmp(name, "local")) {
+            if (!parse_local(value, c->local))
+                return usage_error("--local must be X, XxY or XxYxZ with positive integers, "
+                                   "got '%s'%s", value, "");
+        } else if (!strcmp(name, "param")) {
+            const char *peq = strchr(value, '=');
+            if (!peq || peq == value)
+                return usage_error("--param must be NAME=VALUE, got '%s'%s", value, "");
+            if (c->nparams == MAX_OPTS) return usage_error("too many --param%s%s", "", "");
+            /* argv strings live for the whole run: split in place. */
+            char *split = (char *)peq;
+            *split = 0;
+            c->params[c->nparams++] = (co_option){value, split + 1};
+        } else if (!strcmp(name, "set")) {
+            if (c->nsets == MAX_SETS) return usage_error("too many --set%s%s", "", "");
+            c->sets[c->nsets++] = value;
+        } else {
+            if (c->nopts == MAX_OPTS) return usage_error("too many options%s%s", "", "");
+            char *copy = malloc(strlen(name) + 1);
+            if (!copy) return usage_error("out of memory%s%s", "", "");
+            strcpy(copy, name);
+            c->opts[c->nopts++] = (co_option){copy, value};
+        }
+    }
+    if (c->json && c->csv) return usage_error("--json and --csv exclude each other%s%s", "", "");
+    return 0;
+}
+
+static void cli_free(cli *c) {
+    for (size_t i = 0; i < c->nopts; i++) free((char *)c->opts[i].name);
+}
+
+/* ---- running and comparing ---- */
+
+typedef struct rows {
+    report_row *v;
+    size_t n, cap;
+} rows;
+
+static report_row *rows_add(rows *r) {
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        report_row *grown = realloc(r->v, cap * sizeof *grown);
+        if (!grown) return NULL;
+        r->v = grown;
+        r->cap = cap;
+    }
+    memset(&r->v[r->n], 0, sizeof r->v[0]);
+    return &r->v[r->n++];
+}
+
+static bool same_sizes(const co_result *a, const co_result *b) {
+    if (strcmp(a->workload, b->workload) || a->nsizes != b->nsizes) return false;
+    for (size_t i = 0; i < a->nsizes; i++)
+        if (strcmp(a->sizes[i].name, b->sizes[i].name) || strcmp(a->sizes[i].value, b->sizes[i].value))
+            return false;
+    return true;
+}
+
+static bool measured(const report_row *r) {
+    return r->status == CO_OK && r->r.median_ms > 0;
+}
+
+/* Ratios within one invocation: speedup over sequential C, and the time of
+ * the workload's anchor library on the same device (for `c`: on `omp`,
+ * the same cores) over this time. */
+static void compare(const co_context *ctx, rows *all) {
+    for (size_t i = 0; i < all->n; i++) {
+        report_row *row = &all->v[i];
+        if (!measured(row)) continue;
+        const char *backend = "";
+        for (size_t d = 0; d < co_device_count(ctx); d++)
+            if (!strcmp(co_device_get(ctx, d)->spec, row->r.device)) backend = co_device_get(ctx, d)->backend;
+        const char *anchor = co_workload_anchor(row->r.workload, backend);
+        for (size_t j = 0; j < all->n; j++) {
+            const report_row *other = &all->v[j];
+            if (!measured(other) || !same_sizes(&row->r, &other->r)) continue;
+            if (!strcmp(other->r.device, "c") && !strcmp(other->r.variant, "c"))
+                row->vs_c = other->r.median_ms / row->r.median_ms;
+            bool same_cores = !strcmp(other->r.device, row->r.device) ||
+                              (!strcmp(row->r.device, "c") && !strcmp(other->r.device, "omp"));
+            if (anchor && same_cores && !strcmp(other->r.variant, anchor)) {
+                snprintf(row->anchor, sizeof row->anchor, "%s", anchor);
+                row->vs_anchor = other->r.median_ms / row->r.median_ms;
+            }
+        }
+    }
+}
+
+/* One run; the row keeps the result or the error. Returns the status. */
+static co_status run_one(co_context *ctx, const cli *c, const char *workload, const char *variant,
+                         size_t device, const co_option *opts, size_t nopts, rows *out) {
+    co_run_config cfg = {
+        .workload = workload, .variant = variant, .device = device,
+        .options = opts, .noptions = nopts, .params = c->params, .nparams = c->nparams,
+        .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .verify = !c->no_verify,
+    };
+    memcpy(cfg.local, c->local, sizeof cfg.local);
+    report_row *row = rows_add(out);
+    if (!row) {
+        fprintf(stderr, "coalesce: out of memory\n");
+        return CO_ERR_NOMEM;
+    }
+    row->status = co_run(ctx, &cfg, &row->r);
+    if (row->status != CO_OK) {
+        snprintf(row->error, sizeof row->error, "%s", co_last_error());
+        /* Keep the identity of a run that stopped before filling its result. */
+        if (!row->r.workload[0]) {
+            snprintf(row->r.workload, sizeof row->r.workload, "%s", workload);
+            snprintf(row->r.variant, sizeof row->r.variant, "%s", variant ? variant : "");
+            snprintf(row->r.device, sizeof row->r.device, "%s", co_device_get(ctx, device)->spec);
+        }
+    }
+    return row->status;
+}
+
+static void print_rows(const co_context *ctx, rows *all, const cli *c, bool table) {
+    compare(ctx, all);
+    if (c->json) {
+        bool many = all->n != 1;
+        fputs(many ? "[" : "", stdout);
+        for (size_t i = 0; i < all->n; i++) {
+            fputs(i ? ",\n " : "", stdout);
+            report_json_row(stdout, &all->v[i]);
+        }
+        fputs(many ? "]\n" : "\n", stdout);
+    } else if (c->csv) {
+        report_csv_header(stdout);
+        for (size_t i = 0; i < all->n; i++) report_csv_row(stdout, &all->v[i]);
+    } else if (table) {
+        report_table(stdout, all->v, all->n);
+    } else {
+        for (size_t i = 0; i < all->n; i++)
+            if (all->v[i].status == CO_OK || all->v[i].status == CO_ERR_VERIFY)
+                report_human(stdout, &all->v[i]);
+    }
+}
+
+static int select_devices(co_context *ctx, const char *spec, size_t *idx, size_t *n) {
+    co_status st = co_device_select(ctx, spec, idx, MAX_DEVICES, n);
+    return st ? fail(st) : 0;
+}
+
+static int cmd_run(co_context *ctx, cli *c) {
+    if (c->npositional != 1)
+        return usage_error("run takes one WORKLOAD (e.g. 'coalesce run gemm'), got %s%s",
+                           c->npositional ? "several" : "none", "");
+    if (c->nsets || c->quick) return usage_error("--set and --quick are for bench%s%s", "", "");
+    const char *workload = c->positional[0];
+    size_t idx[MAX_DEVICES], n;
+    const char *spec = c->device;
+    if (!spec) {
+        size_t probe;
+        spec = co_device_select(ctx, "opencl", &probe, 1, &n) == CO_OK ? "opencl" : "omp";
+    }
+    int rc = select_devices(ctx, spec, idx, &n);
+    if (rc) return rc;
+    rows all = {0};
+    co_status worst = CO_OK;
+    for (size_t d = 0; d < n; d++) {
+        co_status st = run_one(ctx, c, workload, c->variants, idx[d], c->opts, c->nopts, &all);
+        if (st != CO_OK && st != CO_ERR_VERIFY) {
+            free(all.v);
+            return fail(st); /* one clear line; nothing half-printed */
+        }
+        if (st) worst = st;
+    }
+    print_rows(ctx, &all, c, false);
+    for (size_t i = 0; i < all.n; i++)
+        if (all.v[i].status == CO_ERR_VERIFY) fprintf(stderr, "coalesce: %s\n", all.v[i].error);
+    free(all.v);
+    return exit_code(worst);
+}
+
+/* "a=1 b=2" into options; the strings are kept in `store`. */
+static size_t split_set(const char *set, char *store, size_t store_len, co_option *opts,
+                        size_t cap) {
+    snprintf(store, store_len, "%s", set);
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
+         t = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq) continue;
+        *eq = 0;
+        opts[n++] = (co_option){t, eq + 1};
+    }
+    return n;
+}
+
+static bool variant_selected(const char *list, const char *name) {
+    if (!list) return true;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t l = strcspn(p, ",");
+        if (l == len && !strncmp(p, name, len)) return true;
+        p += l + (p[l] == ',');
+    }
+    return false;
+}
+
+/* The option sets one workload is benched at: --set, else --size lists
+ * crossed with the other options, else the workload's own sets. */
+static size_t bench_sets(const cli *c, const char *workload, char sets[][256], size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->nsets && n < cap; i++) snprintf(sets[n++], 256, "%s", c->sets[i]);
+    if (n) return n;
+    if (c->nopts) {
+        const char *size = NULL;
+        char rest[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < c->nopts; i++) {
+            if (!strcmp(c->opts[i].name, "size")) size = c->opts[i].value;
+            else used += (size_t)snprintf(rest + used, sizeof rest - used, " %s=%s",
+                                          c->opts[i].name, c->opts[i].value);
+        }
+        if (!size) {
+            snprintf(sets[n++], 256, "%s", rest);
+            return n;
+        }
+        for (const char *p = size; *p && n < cap;) {
+            size_t l = strcspn(p, ",");
+            snprintf(sets[n++], 256, "size=%.*s%s", (int)l, p, rest);
+            p += l + (p[l] == ',');
+        }
+        return n;
+    }
+    const char *list = co_workload_bench_sets(workload, c->quick);
+    for (const char *p = list; p && *p && n < cap;) {
+        size_t l = strcspn(p, ";");
+        snprintf(sets[n++], 256, "%.*s", (int)l, p);
+        p += l + (p[l] == ';');
+    }
+    return n;
+}
+
+static int cmd_bench(co_context *ctx, cli *c) {
+    const char *workloads[16];
+    size_t nw = 0;
+    for (size_t i = 0; i < c->npositional; i++) workloads[nw++] = c->positional[i];
+    for (size_t i = 0; nw == 0 && i < co_workload_count(); i++) workloads[i] = co_workload_name(i);
+    if (!c->npositional) nw = co_workload_count();
+    for (size_t w = 0; w < nw; w++) {
+        bool known = false;
+        for (size_t i = 0; i < co_workload_count(); i++) known |= !strcmp(co_workload_name(i), workloads[w]);
+        if (!known) return usage_error("unknown workload '%s'%s (see 'coalesce list')", workloads[w], "");
+    }
+    for (const char *p = c->variants; p && *p;) { /* every named variant must exist */
+        size_t l = strcspn(p, ",");
+        bool found = false;
+        for (size_t w = 0; w < nw; w++) {
+            const char *v;
+            for (size_t i = 0; (v = co_variant_name(workloads[w], i)); i++)
+                found |= strlen(v) == l && !strncmp(v, p, l);
+        }
+        if (!found) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)l, p);
+            return usage_error("unknown variant '%s'%s (see 'coalesce list')", name, "");
+        }
+        p += l + (p[l] == ',');
+    }
+    size_t idx[MAX_DEVICES], n;
+    int rc = select_devices(ctx, c->device ? c->device : "all", idx, &n);
+    if (rc) return rc;
+    rows all = {0};
+    co_status worst = CO_OK;
+    bool any = false;
+    for (size_t w = 0; w < nw; w++) {
+        char sets[MAX_SETS][256];
+        size_t nsets = bench_sets(c, workloads[w], sets, MAX_SETS);
+        for (size_t s = 0; s < nsets; s++) {
+            char store[256];
+            co_option opts[16];
+            size_t nopts = split_set(sets[s], store, sizeof store, opts, 16);
+            for (size_t d = 0; d < n; d++) {
+                const char *variant;
+                for (size_t v = 0; (variant = co_variant_name(workloads[w], v)); v++) {
+                    if (!variant_selected(c->variants, variant)) continue;
+                    if (!co_variant_runs_on(ctx, workloads[w], variant, idx[d], NULL)) continue;
+                    if (!c->json && !c->csv)
+                        fprintf(stderr, "  %s %s on %s: %s...\n", workloads[w], sets[s],
+                                co_device_get(ctx, idx[d])->spec, variant);
+                    co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
+                    any = true;
+                    if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
+                        free(all.v);
+                        return fail(st);
+                    }
+                    if (st && st != CO_ERR_UNSUPPORTED) worst = st;
+                }
+            }
+        }
+    }
+    if (!any) {
+        free(all.v);
+        return usage_error("nothing to run: no selected variant runs on the selected devices%s%s",
+                           "", "");
+    }
+    print_rows(ctx, &all, c, true);
+    free(all.v);
+    return worst == CO_OK ? 0 : 1;
+}
+
+static int cmd_list(void) {
+    for (size_t w = 0; w < co_workload_count(); w++) {
+        const char *name = co_workload_name(w);
+        printf("%s: %s\n  options:", name, co_workload_summary(w));
+        const char *opt, *def, *help;
+        for (size_t i = 0; (opt = co_workload_option(name, i, &def, &help)); i++)
+            printf(" --%s%s%s", opt, def ? "=" : "", def ? def : "");
+        printf("\n  variants:\n");
+        const char *v;
+        for (size_t i = 0; (v = co_variant_name(name, i)); i++)
+            printf("    %-9s %s\n", v, co_variant_summary(name, i));
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return usage_error("no command given: use devices, list, run or bench%s%s", "", "");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("coalesce %s\n", CO_VERSION);
+        return 0;
+    }
+    static const char *const commands[] = {"devices", "list", "run", "bench", NULL};
+    bool known = false;
+    for (size_t i = 0; commands[i]; i++) known |= !strcmp(cmd, commands[i]);
+    if (!known)
+        return usage_error("unknown command '%s'%s: use devices, list, run or bench", cmd, "");
+    cli c;
+    int rc = parse(argc - 2, argv + 2, &c);
+    if (rc) {
+        cli_free(&c);
+        return rc;
+    }
+    if (!strcmp(cmd, "list")) {
+        cli_free(&c);
+        return cmd_list();
+    }
+    co_context *ctx;
+    co_status st = co_context_create(&ctx);
+    if (st) {
+        cli_free(&c);
+        return fail(st);
+    }
+    if (!strcmp(cmd, "devices")) {
+        if (c.npositional || c.nopts)
+            rc = usage_error("devices takes only --json%s%s", "", "");
+        else
+            report_devices(stdout, ctx, c.json);
+    } else if (!strcmp(cmd, "run")) {
+        rc = cmd_run(ctx, &c);
+    } else {
+        rc = cmd_bench(ctx, &c);
+    }
+    co_context_destroy(ctx);
+    cli_free(&c);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* Printing results and devices: a table for people, JSON and CSV for tools. */
+#ifndef CO_REPORT_H
+#define CO_REPORT_H
+
+#include <stdio.h>
+
+#include "coalesce.h"
+
+/* A result and how it compares with others measured in the same invocation. */
+typedef struct report_row {
+    co_result r;
+    co_status status;  /* CO_OK, CO_ERR_VERIFY, or the error that stopped it */
+    char error[512];   /* the message when status is not CO_OK */
+    double vs_c;       /* speedup over sequential C on the same sizes, 0 if not measured */
+    char anchor[32];   /* the library compared with, "" if none */
+    double vs_anchor;  /* anchor time / this time (> 1: faster than the library) */
+} report_row;
+
+void report_json_string(FILE *out, const char *s);
+void report_json_row(FILE *out, const report_row *row);
+void report_csv_header(FILE *out);
+void report_csv_row(FILE *out, const report_row *row);
+void report_table(FILE *out, const report_row *rows, size_t n);
+void report_human(FILE *out, const report_row *row);
+void report_devices(FILE *out, const co_context *ctx, bool json);
+
+#endif
