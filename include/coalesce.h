@@ -109,6 +109,12 @@ typedef struct co_option {
     const char *value;
 } co_option;
 
+/* Split "NAME=V NAME=V" into options, copying the text into store (the
+ * options point into it). Returns how many were found (at most cap);
+ * words without '=' are skipped. */
+size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
+                        size_t cap);
+
 typedef struct co_run_config {
     const char *workload;
     const char *variant;      /* NULL: co_variant_default */

@@ -20,27 +20,14 @@ static void check(bool ok, const char *what) {
     }
 }
 
-/* "A=1 B=2" into options kept in store. */
-static size_t split(const char *set, char *store, size_t len, co_option *opts, size_t cap) {
-    snprintf(store, len, "%s", set);
-    size_t n = 0;
-    for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
-         t = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(t, '=');
-        if (!eq) continue;
-        *eq = 0;
-        opts[n++] = (co_option){t, eq + 1};
-    }
-    return n;
-}
 
 /* Run one variant at one size with one tunable set (NULL: defaults). */
 static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const co_variant *v,
                      const char *sizes, const char *params, uint64_t seed) {
     char sstore[256], pstore[256], what[512];
     co_option opts[CO_MAX_KV], prm[CO_MAX_PARAMS];
-    size_t nopts = split(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
-    size_t nprm = params ? split(params, pstore, sizeof pstore, prm, CO_MAX_PARAMS) : 0;
+    size_t nopts = co_parse_options(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
+    size_t nprm = params ? co_parse_options(params, pstore, sizeof pstore, prm, CO_MAX_PARAMS) : 0;
     co_run_config cfg = {.workload = wl->name, .variant = v->name, .device = dev,
                          .options = opts, .noptions = nopts, .params = prm, .nparams = nprm,
                          .reps = 1, .warmup = 0, .seed = seed, .verify = true};

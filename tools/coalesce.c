@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coalesce.h"
 #include "report.h"
@@ -321,20 +322,6 @@ static int cmd_run(co_context *ctx, cli *c) {
     return exit_code(worst);
 }
 
-/* "a=1 b=2" into options; the strings are kept in `store`. */
-static size_t split_set(const char *set, char *store, size_t store_len, co_option *opts,
-                        size_t cap) {
-    snprintf(store, store_len, "%s", set);
-    size_t n = 0;
-    for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
-         t = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(t, '=');
-        if (!eq) continue;
-        *eq = 0;
-        opts[n++] = (co_option){t, eq + 1};
-    }
-    return n;
-}
 
 static bool variant_selected(const char *list, const char *name) {
     if (!list) return true;
@@ -355,7 +342,7 @@ static size_t bench_sets(const cli *c, const char *workload, char sets[][256], s
     if (n) return n;
     if (c->nopts) {
         const char *size = NULL;
-        char rest[256] = "";
+        char rest[200] = "";
         size_t used = 0;
         for (size_t i = 0; i < c->nopts; i++) {
             if (!strcmp(c->opts[i].name, "size")) size = c->opts[i].value;
@@ -368,7 +355,7 @@ static size_t bench_sets(const cli *c, const char *workload, char sets[][256], s
         }
         for (const char *p = size; *p && n < cap;) {
             size_t l = strcspn(p, ",");
-            snprintf(sets[n++], 256, "size=%.*s%s", (int)l, p, rest);
+            snprintf(sets[n++], 256, "size=%.*s%.200s", (int)(l < 40 ? l : 40), p, rest);
             p += l + (p[l] == ',');
         }
         return n;
@@ -420,7 +407,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
         for (size_t s = 0; s < nsets; s++) {
             char store[256];
             co_option opts[16];
-            size_t nopts = split_set(sets[s], store, sizeof store, opts, 16);
+            size_t nopts = co_parse_options(sets[s], store, sizeof store, opts, 16);
             for (size_t d = 0; d < n; d++) {
                 const char *variant;
                 for (size_t v = 0; (variant = co_variant_name(workloads[w], v)); v++) {
@@ -465,7 +452,22 @@ static int cmd_list(void) {
     return 0;
 }
 
+/* Several thread pools share the cores of one process: OpenMP (omp
+ * variants, references), OpenBLAS, PoCL. A pool that spins while idle
+ * steals the cores from the next one measured (OpenBLAS spins ~2^28 cycles
+ * after each call), so the tool asks each to sleep when idle. The runtimes
+ * read these variables when they load, so the tool re-executes itself once
+ * with them set; a variable the user set is left alone. */
+static void quiet_thread_pools(char **argv) {
+    if (getenv("COALESCE_POOLS_SET")) return;
+    setenv("OMP_WAIT_POLICY", "passive", 0);
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    setenv("COALESCE_POOLS_SET", "1", 1);
+    execv("/proc/self/exe", argv); /* on failure: carry on as we are */
+}
+
 int main(int argc, char **argv) {
+    quiet_thread_pools(argv);
     if (argc < 2) return usage_error("no command given: use devices, list, run or bench%s%s", "", "");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {

@@ -89,3 +89,17 @@ void co_problem_size(co_problem *p, const char *name, size_t value) {
     snprintf(p->sizes[p->nsizes].value, sizeof p->sizes[0].value, "%zu", value);
     p->nsizes++;
 }
+
+size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
+                        size_t cap) {
+    snprintf(store, store_len, "%s", text);
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
+         t = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq) continue;
+        *eq = 0;
+        opts[n++] = (co_option){t, eq + 1};
+    }
+    return n;
+}

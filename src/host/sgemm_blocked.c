@@ -21,16 +21,15 @@
  * dimensions (rows and columns of C), so small m or small n still keeps
  * every core busy (e.g. 16 cores on m = 64).
  *
- * Blocking (float32, AVX2-class core: 16 vector registers of 8 lanes,
- * 32 KiB L1d, 512 KiB+ L2):
- *   MR x NR = 6 x 16: 12 accumulators of 8 lanes + 2 B vectors + 1 broadcast
- *     = 15 of 16 registers; 12 FMAs per 8 loads per k step.
- *   KC = 256: a B sliver (KC x NR = 16 KiB) plus an A sliver (KC x MR = 6 KiB)
- *     fit in a 32 KiB L1d with room to spare.
- *   MC <= 144: an A block (MC x KC = 144 KiB) sits in half a 512 KiB L2,
- *     leaving room for the B slivers streaming through it.
- *   NC = 2048: B~ (KC x NC = 2 MiB) and A~ (MS x KC, MS = 1536: 1.5 MiB)
- *     stay in a shared L3 of 8 MiB or more.
+ * Blocking (float32; the target's vector width picks the set, below):
+ *   MR x NR: the micro-tile's accumulators fill most of the vector
+ *     registers and are never spilled: AVX2 6 x 16 (12 of 16 registers,
+ *     12 FMAs per 2 loads + 6 broadcasts per k step), AVX-512 12 x 32
+ *     (24 of 32 registers).
+ *   KC: a B sliver (KC x NR) stays in L1d across the MC/MR micro-kernel
+ *     calls that reuse it, with room for the A sliver streaming past it.
+ *   MC: an A block (MC x KC) stays in L2 across all the B slivers of a task.
+ *   NC, MS: the shared B~ (KC x NC) and A~ (MS x KC) stay in L3.
  *
  * If the packing buffers cannot be allocated, a plain (slow, correct)
  * loop computes C instead: the function returns void and must not fail. */

@@ -277,23 +277,24 @@ static int attribute(CUdevice dev, CUdevice_attribute what) {
 }
 
 /* The kernel module's version ("580.65.06"), which the driver API does not
- * report; NVIDIA's /proc file has it where the module is loaded. */
+ * report; NVIDIA's /proc file has it where the module is loaded:
+ * "NVRM version: NVIDIA UNIX [Open ]Kernel Module [for x86_64]  580.65.06  ...". */
 static void driver_version(char *out, size_t len, int cuda_version) {
     snprintf(out, len, "CUDA %d.%d", cuda_version / 1000, cuda_version % 1000 / 10);
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
     char line[256];
-    if (fgets(line, sizeof line, f)) {
-        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun ..." */
-        const char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            p += strspn(p, " \t");
-            size_t n = strcspn(p, " \t\n");
-            if (n > 0 && n < len) snprintf(out, len, "%.*s", (int)n, p);
+    const char *p = fgets(line, sizeof line, f) ? strstr(line, "Kernel Module") : NULL;
+    fclose(f);
+    /* The first word after it made of digits and dots. */
+    for (; p && *p; p += strcspn(p, " \t\n")) {
+        p += strspn(p, " \t\n");
+        size_t n = strspn(p, "0123456789."), word = strcspn(p, " \t\n");
+        if (n > 0 && n == word && n < len && memchr(p, '.', n)) {
+            snprintf(out, len, "%.*s", (int)n, p);
+            return;
         }
     }
-    fclose(f);
 }
 
 static co_status open_device(int ordinal, cu_device *d, co_device_info *info, int version,
