@@ -110,8 +110,45 @@ CO_ATOMICS_(uint)
 #undef CO_ATOMICS_
 #undef CO_ATOMIC_
 
+#elif defined(CO_HOST_C)
+/* Host C: a kernel file #included into a C file of the library (with
+ * kernels/ on the include path and CO_HOST_C defined) gives the c and omp
+ * variants the very code the devices run, one work-item per call: the
+ * caller sets co_host_id[] before each call. Only kernels without __local
+ * memory or barriers can run so; get_local_id and friends are left
+ * undefined to make a misuse a compile error. tgmath.h gives fma, sqrt, ...
+ * their float versions on float arguments, as in OpenCL C. */
+#include <stddef.h>
+#include <tgmath.h>
+#define CO_HOST 1
+#define __kernel static
+#define __global
+#define __constant const
+#define __private
+#define CO_RESTRICT restrict
+#define CO_INLINE static inline
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef struct { float x, y; } float2;
+typedef struct { float x, y, z, w; } float4;
+extern _Thread_local size_t co_host_id[3];
+#define get_global_id(d) (co_host_id[(d)])
+#define CO_FLOAT4(a, b, c, d) ((float4){(a), (b), (c), (d)})
+#define CO_LOAD4(p, i) CO_FLOAT4((p)[4 * (i)], (p)[4 * (i) + 1], (p)[4 * (i) + 2], (p)[4 * (i) + 3])
+#define CO_STORE4(v, p, i) \
+    ((p)[4 * (i)] = (v).x, (p)[4 * (i) + 1] = (v).y, (p)[4 * (i) + 2] = (v).z, (p)[4 * (i) + 3] = (v).w)
+static inline float mad(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float clamp(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
+static inline float mix(float a, float b, float t) { return fmaf(t, b - a, a); }
+static inline float native_sqrt(float x) { return sqrtf(x); }
+static inline float native_rsqrt(float x) { return 1.0f / sqrtf(x); }
+static inline float native_recip(float x) { return 1.0f / x; }
+static inline float native_divide(float a, float b) { return a / b; }
+
 #else
-#error "kernels/dialect.h: compile with an OpenCL C compiler or NVRTC"
+#error "kernels/dialect.h: compile with an OpenCL C compiler, NVRTC, or as C with CO_HOST_C"
 #endif
 
 #endif

@@ -418,6 +418,10 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
         out->gflops = p.flops / (out->median_ms * 1e6);
         out->gbps = p.bytes / (out->median_ms * 1e6);
     }
+    if (wl->save) {
+        st = wl->save(&p, cfg->options, cfg->noptions);
+        if (st) goto done;
+    }
     if (cfg->verify && !ok)
         st = co_fail(CO_ERR_VERIFY, "%s/%s on %s: error %.3g is over the tolerance %.3g (%s check)",
                      wl->name, var->name, dev->info.spec, max_error, tol, check);

@@ -10,6 +10,9 @@
 
 #include "core/workload.h"
 
+/* The work-item a kernel included as host C runs (kernels/dialect.h). */
+_Thread_local size_t co_host_id[3];
+
 /* splitmix64: tiny, fast, and every seed gives a good stream. */
 uint64_t co_rng_next(co_rng *r) {
     uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
@@ -56,6 +59,48 @@ co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t 
     if (x == 0) return co_fail(CO_ERR_INVALID, "--%s must be at least 1, got 0", name);
     *out = (size_t)x;
     return CO_OK;
+}
+
+co_status co_opt_real(const co_option *opts, size_t n, const char *name, double def, double min,
+                      double max, double *out) {
+    const char *v = co_opt(opts, n, name);
+    if (!v) {
+        *out = def;
+        return CO_OK;
+    }
+    char *end = NULL;
+    errno = 0;
+    double x = *v ? strtod(v, &end) : NAN;
+    if (!*v || *end || errno == ERANGE || !isfinite(x))
+        return co_fail(CO_ERR_INVALID, "--%s must be a number, got '%s'", name, v);
+    if (x < min || x > max)
+        return co_fail(CO_ERR_INVALID, "--%s=%s is out of range [%g, %g]", name, v, min, max);
+    *out = x;
+    return CO_OK;
+}
+
+co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const char *choices,
+                        int def, int *out) {
+    const char *v = co_opt(opts, n, name);
+    if (!v) {
+        *out = def;
+        return CO_OK;
+    }
+    int index = 0;
+    size_t len = strlen(v);
+    for (const char *c = choices; *c; index++) {
+        size_t l = strcspn(c, "|");
+        if (l == len && strncmp(c, v, len) == 0) {
+            *out = index;
+            return CO_OK;
+        }
+        c += l + (c[l] == '|');
+    }
+    char list[256];
+    snprintf(list, sizeof list, "%s", choices);
+    for (char *c = list; *c; c++)
+        if (*c == '|') *c = ',';
+    return co_fail(CO_ERR_INVALID, "--%s must be one of %s, got '%s'", name, list, v);
 }
 
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,

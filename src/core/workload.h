@@ -108,6 +108,9 @@ struct co_workload {
     /* Compare outputs with the reference: error, tolerance, method. */
     co_status (*verify)(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len);
+    /* Optional: write what the options ask for (--output ...) after the
+     * repetitions, from the last run's outputs. */
+    co_status (*save)(co_problem *p, const co_option *opts, size_t nopts);
     void (*destroy)(co_problem *p);
 };
 
@@ -126,6 +129,13 @@ const char *co_opt(const co_option *opts, size_t n, const char *name);
 /* Parse a positive size option ("1024", "1k" is not accepted): one clear error. */
 co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def,
                       size_t *out);
+
+/* A real-valued option within [min, max]. */
+co_status co_opt_real(const co_option *opts, size_t n, const char *name, double def, double min,
+                      double max, double *out);
+/* One of `choices` ("clamp|reflect101|zero"): its index, or a clear error. */
+co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const char *choices,
+                        int def, int *out);
 
 /* Add a host array to the problem (allocated here, freed by co_problem_free). */
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
