@@ -155,11 +155,62 @@ typedef struct co_result {
     double bytes;              /* bytes moved per run by the model (0: n/a) */
     double gflops;             /* flops / median, 0 if n/a */
     double gbps;               /* bytes / median, 0 if n/a */
+    struct {
+        char unit[16];         /* "rays", "frames", "ball-steps" */
+        double per_s;          /* per second of kernel time (median) */
+        double per_s_total;    /* per second with transfers */
+    } rates[3];
+    size_t nrates;
+    /* The device's measured ceiling the workload is held to (co_peak):
+     * copy or read bandwidth for memory-bound workloads, FMA throughput for
+     * compute-bound ones; 0 and "" if none could be had. */
+    double ceiling;            /* GB/s or GFLOP/s */
+    char ceiling_name[32];     /* "copy", "read", "fma32" */
+    double fraction;           /* gbps or gflops / ceiling, 0 if n/a */
 } co_result;
 
 /* Generate inputs from cfg->seed, run warm-up and repetitions, verify and
  * time. Returns CO_ERR_VERIFY (with *out filled) if a result is wrong. */
 co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
+
+/* ---- device ceilings ------------------------------------------------- */
+
+/* What a device can do at best, measured by micro-benchmarks: streaming
+ * bandwidth (copy counts the bytes read and written), FMA throughput (2
+ * operations per fused multiply-add), the round trip of an empty kernel,
+ * and host<->device transfers. A figure of 0 is "does not apply" (no
+ * float64, no transfers on the host devices). Each is the median of
+ * several repetitions. */
+typedef struct co_peak {
+    char device[32];        /* spec */
+    char device_name[128];
+    double copy_gbps;       /* 1e9 bytes/s */
+    double read_gbps;
+    double write_gbps;
+    double fma32_gflops;    /* float32 */
+    double fma64_gflops;    /* float64 */
+    double launch_us;       /* empty kernel, launched and waited for (omp: a parallel region) */
+    double h2d_gbps, d2h_gbps;               /* pageable host memory */
+    double h2d_pinned_gbps, d2h_pinned_gbps; /* page-locked host memory */
+    double buffer_bytes;    /* of each bandwidth buffer */
+    double measure_ms;      /* how long the measurement took */
+    bool cached;            /* kept from an earlier measurement, not measured by this call */
+} co_peak;
+
+/* Measure a device's ceilings now (a second or two) and keep them: in the
+ * context, and in the cache file (co_peak_cache_path), keyed by backend,
+ * device name, driver version and the host's name, so another machine or
+ * driver measures again. A cache that cannot be written
+ * is not an error: the figures are still returned. */
+co_status co_peak_measure(co_context *ctx, size_t device, co_peak *out);
+/* The kept ceilings of a device (this context, else the cache file), or
+ * measured now when none are kept. */
+co_status co_peak_get(co_context *ctx, size_t device, co_peak *out);
+/* Whether ceilings are kept for the device, so co_peak_get measures nothing. */
+bool co_peak_known(co_context *ctx, size_t device);
+/* The cache file: $COALESCE_CACHE_DIR/peak.json, else
+ * $XDG_CACHE_HOME/coalesce/peak.json, else ~/.cache/coalesce/peak.json. */
+co_status co_peak_cache_path(char *out, size_t len);
 
 /* ---- direct calls on caller data -------------------------------------- */
 

@@ -1,46 +1,107 @@
 #!/bin/bash
-# The GPU run, in one command: build, run the whole test suite on every
-# device present (NVIDIA OpenCL, CUDA, PoCL, c, omp), then bench gemm at
-# 1024..8192 and one non-square size, every variant on cuda and NVIDIA
-# OpenCL with cuBLAS, CLBlast and OpenBLAS in the same run. Writes JSON, the
-# logs and a markdown table into OUT (default: results/).
+# The GPU run: build, the whole test suite on every device present (NVIDIA
+# OpenCL, CUDA, PoCL, c, omp), the device ceilings, and every workload's
+# benchmark with its anchors (cuBLAS, CLBlast, OpenBLAS, PyTorch, OpenCV)
+# measured in the same run. Results (JSON, logs, markdown tables) go to OUT.
 #
-# On the lent H200: source .gpu/gpu-env.sh && scripts/gpu-bench.sh "$OUT"
+#   source .gpu/gpu-env.sh && scripts/gpu-bench.sh OUT [PHASE...]
+# PHASES: build test peak gemm gemm-big memory image boxfilter collider raytrace
+# (default: all but gemm-big)
 set -uo pipefail
 out=${1:-results}
+shift || true
+phases=${*:-build test peak gemm memory image boxfilter collider raytrace}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
+co=./build/coalesce
+reps=${REPS:-10}
+gpus=${GPUS:-cuda,opencl:gpu}
+cpus=${CPUS-omp,opencl:cpu} # CPUS= leaves the CPU rows out
+host=${cpus:+,${cpus%%,*}}  # omp alone, where PoCL would take too long
 status=0
+export COALESCE_CACHE_DIR=$out/cache
+# OpenBLAS 0.3.21 takes an unknown virtual CPU for a Prescott and uses SSE3
+# kernels; name the real core so the anchor is fair.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+    if grep -q avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
+    elif grep -q avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
+fi
 
-echo "== machine"
+has() { case " $phases " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# bench NAME ARGS...: JSON into OUT/NAME.json, a markdown table into OUT/NAME.md
+bench() {
+    local name=$1
+    shift
+    echo "== bench $name: $*"
+    $co bench "$@" --reps "$reps" --json >"$out/$name.json" 2>"$out/$name.err" || status=1
+    grep -v '^  ' "$out/$name.err" | tail -3
+    python3 scripts/results-table.py "$out/$name.json" >"$out/$name.md" && cat "$out/$name.md"
+}
+
 {
     date -u +"%Y-%m-%d %H:%M UTC"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>/dev/null
     lscpu | grep -E "Model name|^CPU\(s\)" | sed 's/  */ /g'
+    echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
     git rev-parse --short HEAD 2>/dev/null
-} | tee "$out/machine.txt"
+} >"$out/machine.txt"
+cat "$out/machine.txt"
 
-echo "== build"
-make all >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-./build/coalesce devices | tee "$out/devices.txt"
-./build/coalesce devices --json >"$out/devices.json"
-
-if [ "${SKIP_TESTS:-0}" != 1 ]; then
-    echo "== tests (sanitizer build, every device)"
-    if make test >"$out/test.log" 2>&1; then
-        grep -E "tests passed|passed, " "$out/test.log" | tail -5
-    else
-        status=1
-        grep -E "FAIL|tests passed|failed" "$out/test.log" | tail -40
-    fi
+if has build || [ ! -x $co ]; then
+    echo "== build"
+    make all >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 fi
+$co devices >"$out/devices.txt" && cat "$out/devices.txt"
 
-echo "== bench gemm"
-devices=${DEVICES:-cuda,opencl:gpu,omp}
-sets=(--set "size=1024" --set "size=2048" --set "size=4096" --set "size=8192"
-      --set "m=3000 n=5000 k=2000")
-./build/coalesce bench gemm --device "$devices" "${sets[@]}" --reps "${REPS:-10}" \
-    --json >"$out/gemm.json" 2>"$out/gemm.err" || status=1
-tail -5 "$out/gemm.err"
-python3 scripts/results-table.py "$out/gemm.json" | tee "$out/gemm.md"
+if has test; then
+    echo "== tests (every device present)"
+    (cd build && ctest -j 4 --output-on-failure --timeout 500) >"$out/test.log" 2>&1 || status=1
+    grep -E "tests passed|Failed|FAIL|passed, " "$out/test.log" | tail -15
+fi
+if has peak; then
+    echo "== peak"
+    $co peak --device "$gpus,omp,c" --json >"$out/peak.json" 2>"$out/peak.err" || status=1
+    $co peak --device "$gpus,omp,c" 2>/dev/null | tee "$out/peak.txt"
+fi
+if has gemm; then
+    bench gemm gemm --device "$gpus$host" --set "size=1024" --set "size=2048" --set "size=4096" \
+        --set "size=8192" --set "m=3000 n=5000 k=2000"
+fi
+if has gemm-big; then # the headline sizes alone, best variants and anchors
+    bench gemm-big gemm --device "$gpus" --variant reg2d,clblast,cublas --set "size=4096" \
+        --set "size=8192"
+fi
+if has memory; then
+    bench copy copy --device "$gpus${cpus:+,$cpus}" --set "n=268435456"
+    bench reduce reduce --device "$gpus${cpus:+,$cpus}" --set "n=268435456"
+    python3 scripts/torch-anchors.py --n 268435456 >"$out/torch-memory.json" && cat "$out/torch-memory.json"
+fi
+if has image; then
+    bench grayscale grayscale --device "$gpus${cpus:+,$cpus}" --set "width=3840 height=2160" \
+        --set "width=8192 height=8192"
+fi
+if has boxfilter; then
+    sets=()
+    for r in 1 4 16 64; do sets+=(--set "width=8192 height=8192 radius=$r border=zero"); done
+    # naive and image are O(r^2): seconds a run at r=64 on 8192^2.
+    bench boxfilter boxfilter --device "$gpus$host" --variant sliding,separable,transpose,omp \
+        "${sets[@]}"
+    python3 scripts/torch-boxfilter.py --width 8192 --height 8192 --radius 1,4,16,64 \
+        >"$out/torch-boxfilter.json" && cat "$out/torch-boxfilter.json"
+    python3 scripts/opencv-boxfilter.py --width 8192 --height 8192 --radius 1,4,16,64 \
+        --threads "$(nproc)" --border zero >"$out/opencv-boxfilter.json" && cat "$out/opencv-boxfilter.json"
+fi
+if has collider; then
+    # Seed 000's case (20,000 balls of diameter 1; its box taken as 800x600),
+    # then a million balls at the same density.
+    bench collider-seed collider --device "$gpus$host" --variant brute,grid,omp-grid \
+        --set "balls=20000 radius=0.5 width=800 height=600 steps=100"
+    bench collider-1m collider --device "$gpus$host" --variant grid,omp-grid \
+        --set "balls=1000000 radius=0.5 width=5657 height=4243 steps=20"
+fi
+if has raytrace; then
+    bench raytrace raytrace --device "$gpus${cpus:+,$cpus}" \
+        --set "width=1920 height=1080 spheres=64 lights=2 depth=4"
+fi
 exit $status

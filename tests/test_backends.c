@@ -63,8 +63,6 @@ static void test_verify_fails(const co_workload *wl) {
     wl->verify(&p, &err, &tol, how, sizeof how);
     check(!(err <= tol), "verify rejects an unwritten (poisoned) output");
     /* The right answer, then one element off. */
-    co_rng r = {1};
-    (void)r;
     if (strcmp(wl->name, "gemm") == 0) {
         size_t m = 33, n = 17, k = 9;
         const float *a = p.arrays[0].host, *b = p.arrays[1].host;
@@ -83,6 +81,41 @@ static void test_verify_fails(const co_workload *wl) {
     }
     wl->destroy(&p);
     for (size_t i = 0; i < p.narrays; i++) free(p.arrays[i].host);
+}
+
+/* The direct call co_sgemm on caller data, on every device with its default
+ * variant: the result against a double-precision product. */
+static void test_sgemm_api(co_context *ctx, const size_t *idx, size_t ndev) {
+    enum { M = 65, N = 63, K = 67 };
+    static float a[M * K], b[K * N], c[M * N];
+    co_rng r = {99};
+    for (size_t i = 0; i < M * K; i++) a[i] = co_rng_float(&r, -1, 1);
+    for (size_t i = 0; i < K * N; i++) b[i] = co_rng_float(&r, -1, 1);
+    for (size_t d = 0; d < ndev; d++) {
+        char what[256];
+        memset(c, 0xFF, sizeof c);
+        co_status st = co_sgemm(ctx, idx[d], NULL, M, N, K, a, b, c);
+        double worst = st ? INFINITY : 0;
+        for (size_t i = 0; i < M && !st; i++)
+            for (size_t j = 0; j < N; j++) {
+                double ref = 0, mag = 0;
+                for (size_t k = 0; k < K; k++) {
+                    ref += (double)a[i * K + k] * b[k * N + j];
+                    mag += fabs((double)a[i * K + k] * b[k * N + j]);
+                }
+                double e = fabs(c[i * N + j] - ref) / mag;
+                if (!(e <= worst)) worst = e;
+            }
+        snprintf(what, sizeof what, "co_sgemm on %s: error %.3g %s", co_device_get(ctx, idx[d])->spec,
+                 worst, st ? co_last_error() : "");
+        check(worst <= (K + 2) * 0x1p-24, what);
+    }
+    float dummy = 0;
+    check(co_sgemm(ctx, idx[0], NULL, 1, 1, 1, NULL, &dummy, &dummy) == CO_ERR_INVALID,
+          "co_sgemm rejects a NULL matrix");
+    check(co_sgemm(ctx, idx[0], "no-such-variant", 1, 1, 1, &dummy, &dummy, &dummy) ==
+              CO_ERR_INVALID,
+          "co_sgemm rejects an unknown variant");
 }
 
 int main(int argc, char **argv) {
@@ -105,6 +138,7 @@ int main(int argc, char **argv) {
         co_backend_status(ctx, b, &name, &avail, &reason);
         if (!avail) printf("backend %s unavailable here: %s\n", name, reason);
     }
+    if (!only_wl || strcmp(only_wl, "gemm") == 0) test_sgemm_api(ctx, idx, ndev);
     const co_workload *const *wls;
     size_t nwl = co_workloads(&wls);
     uint64_t seed = 12345;

@@ -79,6 +79,25 @@ static void variant_defines(const co_variant *v, bool gpu, char *out, size_t len
     }
 }
 
+/* Define sets a kernel file is built with that no variant declares. */
+static const struct {
+    const char *file, *defines;
+} extra_defines[] = {
+    {"peak", "-DPEAK_BLOCKED=1"}, /* src/core/peak.c on CPU devices */
+    {"peak", "-DPEAK_FP64=1"},    /* its float64 FMA kernel */
+    /* src/workloads/raytrace.c: precision x where the scene lives. */
+    {"raytrace", "-DRT_DOUBLE=0 -DRT_SPACE=1 -DRT_NMAX=64"},
+    {"raytrace", "-DRT_DOUBLE=0 -DRT_SPACE=2 -DRT_NMAX=64"},
+    {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=0 -DRT_NMAX=64"},
+    {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=1 -DRT_NMAX=64"},
+    {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=2 -DRT_NMAX=64"},
+    /* boxfilter: RGBA8, the passes through raw sums, the textures, the fused pass */
+    {"boxfilter", "-DRGBA8=1 -DBF_FIRST=1 -DBF_FINAL=0 -DTILE=16"},
+    {"boxfilter", "-DRGBA8=0 -DBF_FIRST=0 -DBF_FINAL=1 -DTILE=32 -DSY=4"},
+    {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=12288 -DNT=256"},
+    {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=8192"},
+};
+
 static bool belongs_to(const char *file, const char *workload) {
     size_t n = strlen(workload);
     return strncmp(file, workload, n) == 0 && (file[n] == 0 || file[n] == '_');
@@ -102,6 +121,9 @@ int main(int argc, char **argv) {
             free(source);
             return 77;
         }
+        for (size_t e = 0; e < sizeof extra_defines / sizeof *extra_defines; e++)
+            if (strcmp(extra_defines[e].file, names[f]) == 0)
+                compile(names[f], source, extra_defines[e].defines, arch);
         /* Each distinct define set of the file's workload's CUDA variants. */
         char done[32][256];
         size_t ndone = 0;

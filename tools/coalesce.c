@@ -3,6 +3,7 @@
  *   coalesce list
  *   coalesce run WORKLOAD [options]
  *   coalesce bench [WORKLOAD...] [options]
+ *   coalesce peak [--device SPEC] [--json]
  * Exit codes: 0 success and verified; 1 a wrong result or a device error;
  * 2 usage error. Every error is one line on stderr. */
 #include <stdio.h>
@@ -39,9 +40,12 @@ static const char usage[] =
     "  list                         workloads, their options and variants\n"
     "  run WORKLOAD [options]       one variant on one or more devices, verified and timed\n"
     "  bench [WORKLOAD...] [options] every variant on every selected device, as a table\n"
+    "  peak [--device SPEC] [--json] measure each device's ceilings (bandwidth, FMA, launch,\n"
+    "                               transfers); run and bench report fractions of them\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
-    "                    or a comma-separated list (run: default opencl, else omp; bench: all)\n"
+    "                    or a comma-separated list (run: default opencl, else omp;\n"
+    "                    bench, peak: all)\n"
     "  --variant V[,V]   variant(s) to run (run: the device's default; bench: all)\n"
     "  --param NAME=V    a variant's tunable, e.g. --param TS=32 (repeatable)\n"
     "  --local XxY[xZ]   work-group shape, for variants that take one\n"
@@ -251,7 +255,14 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
         fprintf(stderr, "coalesce: out of memory\n");
         return CO_ERR_NOMEM;
     }
+    bool had_peak = co_peak_known(ctx, device);
     row->status = co_run(ctx, &cfg, &row->r);
+    if (!had_peak && co_peak_known(ctx, device)) { /* co_run measured them for the fraction */
+        char path[1024];
+        if (co_peak_cache_path(path, sizeof path)) snprintf(path, sizeof path, "no cache file");
+        fprintf(stderr, "  measured the ceilings of %s first (kept in %s; see 'coalesce peak')\n",
+                co_device_get(ctx, device)->spec, path);
+    }
     if (row->status != CO_OK) {
         snprintf(row->error, sizeof row->error, "%s", co_last_error());
         /* Keep the identity of a run that stopped before filling its result. */
@@ -437,6 +448,42 @@ static int cmd_bench(co_context *ctx, cli *c) {
     return worst == CO_OK ? 0 : 1;
 }
 
+static int cmd_peak(co_context *ctx, const cli *c) {
+    if (c->npositional || c->nopts || c->nparams || c->nsets || c->variants || c->quick ||
+        c->csv || c->no_verify || c->local[0] || c->reps)
+        return usage_error("peak takes only --device SPEC and --json%s%s", "", "");
+    size_t idx[MAX_DEVICES], n;
+    int rc = select_devices(ctx, c->device ? c->device : "all", idx, &n);
+    if (rc) return rc;
+    /* A device that fails is reported; the others are still measured. */
+    if (c->json && n != 1) fputs("[", stdout);
+    for (size_t d = 0; d < n; d++) {
+        const co_device_info *info = co_device_get(ctx, idx[d]);
+        if (!c->json) fprintf(stderr, "  measuring %s...\n", info->spec);
+        co_peak p;
+        co_status st = co_peak_measure(ctx, idx[d], &p);
+        if (c->json && d) fputs(",\n ", stdout);
+        if (st) {
+            fprintf(stderr, "coalesce: %s\n", co_last_error());
+            if (c->json) {
+                fputs("{\"device\": ", stdout);
+                report_json_string(stdout, info->spec);
+                fprintf(stdout, ", \"status\": \"%s\", \"message\": ", co_status_name(st));
+                report_json_string(stdout, co_last_error());
+                fputs("}", stdout);
+            }
+            rc = 1;
+            continue;
+        }
+        report_peak(stdout, &p, c->json);
+    }
+    if (c->json) fputs(n != 1 ? "]\n" : "\n", stdout);
+    char path[1024];
+    if (!c->json && !co_peak_cache_path(path, sizeof path))
+        printf("kept in %s for the fractions of run and bench\n", path);
+    return rc;
+}
+
 static int cmd_list(void) {
     for (size_t w = 0; w < co_workload_count(); w++) {
         const char *name = co_workload_name(w);
@@ -468,7 +515,8 @@ static void quiet_thread_pools(char **argv) {
 
 int main(int argc, char **argv) {
     quiet_thread_pools(argv);
-    if (argc < 2) return usage_error("no command given: use devices, list, run or bench%s%s", "", "");
+    if (argc < 2)
+        return usage_error("no command given: use devices, list, run, bench or peak%s%s", "", "");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
@@ -478,11 +526,12 @@ int main(int argc, char **argv) {
         printf("coalesce %s\n", CO_VERSION);
         return 0;
     }
-    static const char *const commands[] = {"devices", "list", "run", "bench", NULL};
+    static const char *const commands[] = {"devices", "list", "run", "bench", "peak", NULL};
     bool known = false;
     for (size_t i = 0; commands[i]; i++) known |= !strcmp(cmd, commands[i]);
     if (!known)
-        return usage_error("unknown command '%s'%s: use devices, list, run or bench", cmd, "");
+        return usage_error("unknown command '%s'%s: use devices, list, run, bench or peak", cmd,
+                           "");
     cli c;
     int rc = parse(argc - 2, argv + 2, &c);
     if (rc) {
@@ -506,6 +555,8 @@ int main(int argc, char **argv) {
             report_devices(stdout, ctx, c.json);
     } else if (!strcmp(cmd, "run")) {
         rc = cmd_run(ctx, &c);
+    } else if (!strcmp(cmd, "peak")) {
+        rc = cmd_peak(ctx, &c);
     } else {
         rc = cmd_bench(ctx, &c);
     }

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void report_json_string(FILE *out, const char *s) {
@@ -19,6 +20,24 @@ void report_json_string(FILE *out, const char *s) {
 /* JSON has no NaN or infinity. */
 static void json_number(FILE *out, double x) {
     if (isfinite(x)) fprintf(out, "%.6g", x);
+    else fputs("null", out);
+}
+
+/* ", "key": "text"" and ", "key": x": one field of an object (sep "" for the first). */
+static void json_text(FILE *out, const char *sep, const char *key, const char *text) {
+    fprintf(out, "%s\"%s\": ", sep, key);
+    report_json_string(out, text);
+}
+
+static void json_field(FILE *out, const char *key, double x) {
+    fprintf(out, ", \"%s\": ", key);
+    json_number(out, x);
+}
+
+/* ", "name": x", or null where x is 0 (does not apply). */
+static void json_figure(FILE *out, const char *name, double x) {
+    fprintf(out, ", \"%s\": ", name);
+    if (x > 0) json_number(out, x);
     else fputs("null", out);
 }
 
@@ -40,18 +59,19 @@ static void params_text(const co_result *r, char *out, size_t len) {
 
 void report_json_row(FILE *out, const report_row *row) {
     const co_result *r = &row->r;
-    fputs("{\"workload\": ", out);
-    report_json_string(out, r->workload);
-    fputs(", \"variant\": ", out);
-    report_json_string(out, r->variant);
-    fputs(", \"device\": ", out);
-    report_json_string(out, r->device);
-    fputs(", \"device_name\": ", out);
-    report_json_string(out, r->device_name);
+    json_text(out, "{", "workload", r->workload);
+    json_text(out, ", ", "variant", r->variant);
+    json_text(out, ", ", "device", r->device);
+    json_text(out, ", ", "device_name", r->device_name);
     for (size_t i = 0; i < r->nsizes; i++) {
         fprintf(out, ", ");
         report_json_string(out, r->sizes[i].name);
-        fprintf(out, ": %s", r->sizes[i].value);
+        /* Sizes are numbers; a word (boxfilter's border=clamp) is a string. */
+        char *end;
+        const char *v = r->sizes[i].value;
+        fputs(": ", out);
+        if (*v && (strtod(v, &end), !*end)) fputs(v, out);
+        else report_json_string(out, v);
     }
     fputs(", \"params\": {", out);
     for (size_t i = 0; i < r->nparams; i++) {
@@ -62,49 +82,50 @@ void report_json_row(FILE *out, const report_row *row) {
     fprintf(out, "}, \"local\": [%zu, %zu, %zu]", r->local[0], r->local[1], r->local[2]);
     fprintf(out, ", \"status\": \"%s\"", co_status_name(row->status));
     if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
-        fputs(", \"message\": ", out);
-        report_json_string(out, row->error);
+        json_text(out, ", ", "message", row->error);
         fputs("}", out);
         return;
     }
     fprintf(out, ", \"verified\": %s, \"check\": ", r->verified ? "true" : "false");
     report_json_string(out, r->check);
-    fputs(", \"error\": ", out);
-    json_number(out, r->error);
-    fputs(", \"tolerance\": ", out);
-    json_number(out, r->tolerance);
+    json_field(out, "error", r->error);
+    json_field(out, "tolerance", r->tolerance);
     fprintf(out, ", \"reps\": %u, \"median_ms\": ", r->reps);
     json_number(out, r->median_ms);
-    fputs(", \"kernel_ms\": ", out);
-    json_number(out, r->kernel_ms);
-    fputs(", \"total_ms\": ", out);
-    json_number(out, r->total_ms);
-    fputs(", \"min_ms\": ", out);
-    json_number(out, r->min_ms);
+    json_field(out, "kernel_ms", r->kernel_ms);
+    json_field(out, "total_ms", r->total_ms);
+    json_field(out, "min_ms", r->min_ms);
     if (r->flops > 0) {
-        fputs(", \"gflops\": ", out);
-        json_number(out, r->gflops);
+        json_field(out, "gflops", r->gflops);
     }
     if (r->bytes > 0) {
-        fputs(", \"gbps\": ", out);
-        json_number(out, r->gbps);
+        json_field(out, "gbps", r->gbps);
+    }
+    if (r->ceiling > 0) {
+        json_text(out, ", ", "ceiling_name", r->ceiling_name);
+        json_figure(out, "ceiling", r->ceiling);
+        json_figure(out, "fraction", r->fraction);
+    }
+    for (size_t i = 0; i < r->nrates; i++) {
+        fprintf(out, ", \"%s_per_s\": ", r->rates[i].unit);
+        json_number(out, r->rates[i].per_s);
+        fprintf(out, ", \"%s_per_s_total\": ", r->rates[i].unit);
+        json_number(out, r->rates[i].per_s_total);
     }
     if (row->vs_c > 0) {
-        fputs(", \"speedup_vs_c\": ", out);
-        json_number(out, row->vs_c);
+        json_field(out, "speedup_vs_c", row->vs_c);
     }
     if (row->anchor[0] && row->vs_anchor > 0) {
-        fputs(", \"anchor\": ", out);
-        report_json_string(out, row->anchor);
-        fputs(", \"vs_anchor\": ", out);
-        json_number(out, row->vs_anchor);
+        json_text(out, ", ", "anchor", row->anchor);
+        json_field(out, "vs_anchor", row->vs_anchor);
     }
     fputs("}", out);
 }
 
 void report_csv_header(FILE *out) {
     fputs("workload,sizes,device,device_name,variant,params,status,verified,error,tolerance,"
-          "reps,median_ms,kernel_ms,total_ms,gflops,gbps,speedup_vs_c,anchor,vs_anchor\n",
+          "reps,median_ms,kernel_ms,total_ms,gflops,gbps,speedup_vs_c,anchor,vs_anchor,"
+          "ceiling_name,ceiling,fraction\n",
           out);
 }
 
@@ -121,6 +142,9 @@ void report_csv_row(FILE *out, const report_row *row) {
     if (row->vs_c > 0) fprintf(out, "%.4g", row->vs_c);
     fprintf(out, ",%s,", row->anchor);
     if (row->vs_anchor > 0) fprintf(out, "%.4g", row->vs_anchor);
+    fprintf(out, ",%s,", r->ceiling_name);
+    if (r->ceiling > 0) fprintf(out, "%.6g,%.4g", r->ceiling, r->fraction);
+    else fputc(',', out);
     fputc('\n', out);
 }
 
@@ -130,9 +154,9 @@ static void ratio(char *out, size_t len, double x) {
 }
 
 void report_table(FILE *out, const report_row *rows, size_t n) {
-    fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10s %10s %9s %9s %8s %s\n", "workload", "sizes",
-            "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s", "vs c", "vs anchor",
-            "");
+    fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10s %10s %9s %7s %9s %8s %s\n", "workload",
+            "sizes", "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s", "of peak",
+            "vs c", "vs anchor", "");
     for (size_t i = 0; i < n; i++) {
         const report_row *row = &rows[i];
         const co_result *r = &row->r;
@@ -143,13 +167,17 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
                     r->variant, "ERROR", row->error);
             continue;
         }
-        char vc[16], va[16], anchor[48] = "";
+        char vc[16], va[16], anchor[48] = "", peak[16] = "-";
+        if (r->ceiling > 0) snprintf(peak, sizeof peak, "%.1f%%", 100 * r->fraction);
         ratio(vc, sizeof vc, row->vs_c);
         ratio(va, sizeof va, row->vs_anchor);
         if (row->anchor[0] && row->vs_anchor > 0) snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
-        fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10.3f %10.2f %9.2f %9s %8s %s\n", r->workload,
-                sizes, r->device, r->variant, r->verified ? "ok" : "WRONG", r->median_ms,
-                r->gflops, r->gbps, vc, va, anchor);
+        else if (r->nrates) /* the workload's own figure where no library compares */
+            snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
+                     r->rates[r->nrates - 1].unit);
+        fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10.3f %10.2f %9.2f %7s %9s %8s %s\n",
+                r->workload, sizes, r->device, r->variant, r->verified ? "ok" : "WRONG",
+                r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
     }
 }
 
@@ -169,6 +197,61 @@ void report_human(FILE *out, const report_row *row) {
     if (r->flops > 0) fprintf(out, "  %.2f GFLOP/s", r->gflops);
     if (r->bytes > 0) fprintf(out, "  %.2f GB/s", r->gbps);
     fputc('\n', out);
+    for (size_t i = 0; i < r->nrates; i++)
+        fprintf(out, "  %.4g %s/s (%.4g with transfers)\n", r->rates[i].per_s, r->rates[i].unit,
+                r->rates[i].per_s_total);
+    if (r->ceiling > 0)
+        fprintf(out, "  %.1f%% of the device's %s ceiling (%.2f %s, 'coalesce peak')\n",
+                100 * r->fraction, r->ceiling_name, r->ceiling,
+                strncmp(r->ceiling_name, "fma", 3) ? "GB/s" : "GFLOP/s");
+}
+
+/* A figure, or "n/a" (0: does not apply to the device). */
+static void figure(char *out, size_t len, double x, const char *unit) {
+    if (x > 0) snprintf(out, len, x >= 100 ? "%.0f %s" : "%.2f %s", x, unit);
+    else snprintf(out, len, "n/a");
+}
+
+void report_peak(FILE *out, const co_peak *p, bool json) {
+    if (json) {
+        json_text(out, "{", "device", p->device);
+        json_text(out, ", ", "device_name", p->device_name);
+        fputs(", \"status\": \"ok\"", out);
+#define F(x) {#x, p->x}
+        const struct { const char *name; double value; } figures[] = {
+            F(copy_gbps), F(read_gbps), F(write_gbps), F(fma32_gflops), F(fma64_gflops),
+            F(launch_us), F(h2d_gbps), F(d2h_gbps), F(h2d_pinned_gbps), F(d2h_pinned_gbps),
+            F(buffer_bytes), F(measure_ms)};
+#undef F
+        for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+            json_figure(out, figures[i].name, figures[i].value);
+        fputs("}", out);
+        return;
+    }
+    char copy[32], rd[32], wr[32], f32[32], f64[32], lat[32], h2d[32], d2h[32], ph2d[32], pd2h[32];
+    figure(copy, sizeof copy, p->copy_gbps, "GB/s");
+    figure(rd, sizeof rd, p->read_gbps, "GB/s");
+    figure(wr, sizeof wr, p->write_gbps, "GB/s");
+    figure(f32, sizeof f32, p->fma32_gflops, "GFLOP/s");
+    figure(f64, sizeof f64, p->fma64_gflops, "GFLOP/s");
+    figure(lat, sizeof lat, p->launch_us, "us");
+    figure(h2d, sizeof h2d, p->h2d_gbps, "GB/s");
+    figure(d2h, sizeof d2h, p->d2h_gbps, "GB/s");
+    figure(ph2d, sizeof ph2d, p->h2d_pinned_gbps, "GB/s");
+    figure(pd2h, sizeof pd2h, p->d2h_pinned_gbps, "GB/s");
+    fprintf(out, "%-9s %s  (%.0f MiB buffers, measured in %.1f s)\n", p->device, p->device_name,
+            p->buffer_bytes / 1048576.0, p->measure_ms / 1000);
+    fprintf(out, "  memory     copy %s (read + written), read %s, write %s\n", copy, rd, wr);
+    fprintf(out, "  FMA        float32 %s, float64 %s\n", f32, f64);
+    if (p->launch_us > 0)
+        fprintf(out, "  launch     %s (%s)\n", lat,
+                strcmp(p->device, "omp") ? "an empty kernel launched and waited for"
+                                         : "entering and leaving a parallel region");
+    if (p->h2d_gbps > 0)
+        fprintf(out, "  transfers  host->device %s, device->host %s (pageable); %s, %s (pinned)\n",
+                h2d, d2h, ph2d, pd2h);
+    else
+        fprintf(out, "  transfers  n/a (the host's memory is the device's)\n");
 }
 
 static const char *type_name(co_device_type t) {
@@ -193,20 +276,14 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
             continue;
         }
         fputs(i ? ",\n  " : "\n  ", out);
-        fputs("{\"spec\": ", out);
-        report_json_string(out, d->spec);
-        fputs(", \"backend\": ", out);
-        report_json_string(out, d->backend);
-        fputs(", \"name\": ", out);
-        report_json_string(out, d->name);
-        fputs(", \"vendor\": ", out);
-        report_json_string(out, d->vendor);
-        fputs(", \"platform\": ", out);
-        report_json_string(out, d->platform);
+        json_text(out, "{", "spec", d->spec);
+        json_text(out, ", ", "backend", d->backend);
+        json_text(out, ", ", "name", d->name);
+        json_text(out, ", ", "vendor", d->vendor);
+        json_text(out, ", ", "platform", d->platform);
         fprintf(out, ", \"type\": \"%s\", \"api_version\": ", type_name(d->type));
         report_json_string(out, d->api_version);
-        fputs(", \"driver_version\": ", out);
-        report_json_string(out, d->driver_version);
+        json_text(out, ", ", "driver_version", d->driver_version);
         fprintf(out,
                 ", \"compute_units\": %u, \"clock_mhz\": %u, \"max_work_group_size\": %zu, "
                 "\"max_work_item_sizes\": [%zu, %zu, %zu], \"local_mem_bytes\": %zu, "
@@ -225,8 +302,7 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
             continue;
         }
         fputs(i ? ", " : "", out);
-        fputs("{\"name\": ", out);
-        report_json_string(out, name);
+        json_text(out, "{", "name", name);
         fprintf(out, ", \"available\": %s, \"reason\": ", avail ? "true" : "false");
         report_json_string(out, reason);
         fputs("}", out);

@@ -23,5 +23,7 @@ void report_csv_row(FILE *out, const report_row *row);
 void report_table(FILE *out, const report_row *rows, size_t n);
 void report_human(FILE *out, const report_row *row);
 void report_devices(FILE *out, const co_context *ctx, bool json);
+/* A device's ceilings: lines for people, or one JSON object (n/a: null). */
+void report_peak(FILE *out, const co_peak *p, bool json);
 
 #endif

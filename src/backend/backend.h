@@ -10,13 +10,24 @@ typedef struct co_device co_device;
 typedef struct co_buf co_buf;         /* device memory, defined by the backend */
 typedef struct co_program co_program; /* a built kernel source, defined by the backend */
 typedef struct co_kernel co_kernel;   /* one entry point of a program */
+typedef struct co_pinned co_pinned;   /* page-locked host memory, defined by the backend */
 
-typedef enum co_arg_kind { CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT } co_arg_kind;
+typedef struct co_img co_img;         /* a 2D image read through the texture path (optional) */
+
+typedef enum co_arg_kind { CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT, CO_ARG_IMAGE } co_arg_kind;
+
+/* Image pixel formats: one float channel, or RGBA of 8-bit unsigned
+ * integers (read as integers: read_imageui / tex2D<uchar4>). */
+typedef enum co_img_format { CO_IMG_R_F32, CO_IMG_RGBA_U8 } co_img_format;
+/* What reads outside an image return: the nearest edge pixel, or zeros.
+ * (OpenCL kernels choose by their sampler; CUDA textures fix it here.) */
+typedef enum co_img_border { CO_IMG_EDGE, CO_IMG_ZERO } co_img_border;
 
 typedef struct co_arg {
     co_arg_kind kind;
     union {
         co_buf *buf;
+        co_img *img;
         int32_t i;
         uint32_t u;
         float f;
@@ -27,6 +38,7 @@ typedef struct co_arg {
 #define CO_INT(x) ((co_arg){.kind = CO_ARG_INT, .v.i = (int32_t)(x)})
 #define CO_UINT(x) ((co_arg){.kind = CO_ARG_UINT, .v.u = (uint32_t)(x)})
 #define CO_FLOAT(x) ((co_arg){.kind = CO_ARG_FLOAT, .v.f = (float)(x)})
+#define CO_IMAGE(x) ((co_arg){.kind = CO_ARG_IMAGE, .v.img = (x)})
 
 typedef struct co_backend {
     const char *name;
@@ -40,6 +52,11 @@ typedef struct co_backend {
     void (*free)(co_device *dev, co_buf *buf);
     co_status (*upload)(co_device *dev, co_buf *dst, const void *src, size_t bytes);
     co_status (*download)(co_device *dev, void *dst, co_buf *src, size_t bytes);
+    /* Optional (NULL: the API has none): page-locked host memory, which
+     * upload and download move at the bus's full speed. *host is where
+     * the caller reads and writes it until pinned_free. */
+    co_status (*pinned_alloc)(co_device *dev, size_t bytes, co_pinned **out, void **host);
+    void (*pinned_free)(co_device *dev, co_pinned *pinned);
 
     /* Compile `source` (named `name` for messages) with `defines`
      * ("-DTS=16 -DWPT=8"). On failure: CO_ERR_BUILD with the build log. */
@@ -55,6 +72,23 @@ typedef struct co_backend {
     co_status (*launch)(co_device *dev, co_kernel *kernel, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args,
                         double *kernel_ms);
+
+    /* Optional 2D images (NULL where the backend has none). image_support:
+     * whether this device reads images, and if not why. image_copy_from_buffer
+     * fills the image from a buffer of its pixels (rows packed) and gives the
+     * copy's device time in *ms. */
+    bool (*image_support)(const co_device *dev, const char **why);
+    co_status (*image_alloc)(co_device *dev, size_t width, size_t height, co_img_format format,
+                             co_img_border border, co_img **out);
+    void (*image_free)(co_device *dev, co_img *img);
+    co_status (*image_copy_from_buffer)(co_device *dev, co_img *dst, co_buf *src, double *ms);
+
+    /* Optional (NULL: kernels take __constant data as arguments, as in
+     * OpenCL): fill the program-scope constant-memory array `symbol` of the
+     * kernel's program with the first `bytes` of `src`, on the device;
+     * the copy's device time in *ms. */
+    co_status (*constant_from_buffer)(co_device *dev, co_kernel *kernel, const char *symbol,
+                                      co_buf *src, size_t bytes, double *ms);
 } co_backend;
 
 /* One compiled program, kept per device and define set. */
@@ -69,6 +103,8 @@ struct co_device {
     void *impl; /* backend state */
     co_program_entry *programs;
     size_t nprograms, cap_programs;
+    co_peak peak; /* its ceilings, once measured or read from the cache */
+    int peak_state; /* 0: not yet looked for, 1: peak holds them, -1: measuring failed */
 };
 
 /* Called by probe: copies *info, takes ownership of impl. */

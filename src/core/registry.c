@@ -4,8 +4,17 @@
 #include "core/workload.h"
 
 extern const co_workload co_workload_gemm;
+extern const co_workload co_workload_raytrace;
+extern const co_workload co_workload_copy;
+extern const co_workload co_workload_reduce;
+extern const co_workload co_workload_grayscale;
+extern const co_workload co_workload_collider;
+extern const co_workload co_workload_boxfilter;
 
-static const co_workload *const workloads[] = {&co_workload_gemm};
+static const co_workload *const workloads[] = {&co_workload_gemm, &co_workload_raytrace,
+                                              &co_workload_copy, &co_workload_reduce,
+                                              &co_workload_grayscale,
+                                              &co_workload_collider, &co_workload_boxfilter};
 #define NWORKLOADS (sizeof workloads / sizeof workloads[0])
 
 size_t co_workloads(const co_workload *const **list) {

@@ -162,7 +162,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median(double *v, size_t n) {
+double co_median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -317,7 +317,7 @@ static co_status run_once(co_job *job, double *total_ms) {
     }
     double t0 = co_now_ms();
     for (size_t i = 0; device && i < p->narrays && !st; i++)
-        if (!p->arrays[i].output)
+        if (!p->arrays[i].output && !p->arrays[i].scratch)
             st = dev->backend->upload(dev, p->arrays[i].buf, p->arrays[i].host, p->arrays[i].bytes);
     job->kernel_ms = 0;
     double k0 = co_now_ms();
@@ -355,6 +355,30 @@ static void fill_result(co_result *r, const co_job *job, const co_problem *p,
     memcpy(r->local, job->used_local, sizeof r->local);
     r->flops = p->flops;
     r->bytes = p->bytes;
+    for (size_t i = 0; i < p->nrates && i < 3; i++)
+        snprintf(r->rates[i].unit, sizeof r->rates[i].unit, "%s", p->rates[i].unit);
+    r->nrates = p->nrates < 3 ? p->nrates : 3;
+}
+
+/* The fraction of the device's matching ceiling (measured first if none is
+ * kept). Without a ceiling the result simply has none: a run is not failed
+ * for it, and its own status and message are left as they were. */
+static void set_ceiling(co_context *ctx, size_t device, const co_workload *wl, co_result *r) {
+    bool compute = wl->bound == CO_BOUND_COMPUTE;
+    double achieved = compute ? r->gflops : r->gbps;
+    if (!(achieved > 0)) return;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", co_last_error());
+    co_peak peak;
+    if (co_peak_get(ctx, device, &peak) == CO_OK) {
+        r->ceiling = compute                     ? peak.fma32_gflops
+                     : wl->bound == CO_BOUND_READ ? peak.read_gbps
+                                                 : peak.copy_gbps;
+        snprintf(r->ceiling_name, sizeof r->ceiling_name, "%s",
+                 compute ? "fma32" : wl->bound == CO_BOUND_READ ? "read" : "copy");
+        if (r->ceiling > 0) r->fraction = achieved / r->ceiling;
+    }
+    co_fail(CO_OK, "%s", msg);
 }
 
 co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
@@ -411,12 +435,16 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     double mins = kernel[0];
     for (unsigned i = 1; i < done_reps; i++) mins = kernel[i] < mins ? kernel[i] : mins;
     out->min_ms = mins;
-    out->kernel_ms = median(kernel, done_reps);
-    out->total_ms = median(total, done_reps);
+    out->kernel_ms = co_median(kernel, done_reps);
+    out->total_ms = co_median(total, done_reps);
     out->median_ms = out->kernel_ms;
     if (out->median_ms > 0) {
         out->gflops = p.flops / (out->median_ms * 1e6);
         out->gbps = p.bytes / (out->median_ms * 1e6);
+        for (size_t i = 0; i < out->nrates; i++) {
+            out->rates[i].per_s = p.rates[i].count / (out->median_ms * 1e-3);
+            out->rates[i].per_s_total = p.rates[i].count / (out->total_ms * 1e-3);
+        }
     }
     if (wl->save) {
         st = wl->save(&p, cfg->options, cfg->noptions);
@@ -428,6 +456,8 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
 done:
     free_device_arrays(&p, dev);
     problem_free(&p);
+    /* After the problem's memory is freed: the measurement needs its own. */
+    if (st == CO_OK || st == CO_ERR_VERIFY) set_ceiling(ctx, cfg->device, wl, out);
     return st;
 }
 
@@ -454,7 +484,8 @@ static co_status call(co_context *ctx, size_t device, const char *workload, cons
     job.prob = &p;
     size_t in = 0, outn = 0;
     for (size_t i = 0; !st && i < p.narrays; i++)
-        if (!p.arrays[i].output) memcpy(p.arrays[i].host, inputs[in++], p.arrays[i].bytes);
+        if (!p.arrays[i].output && !p.arrays[i].scratch)
+            memcpy(p.arrays[i].host, inputs[in++], p.arrays[i].bytes);
     double t;
     if (!st) st = run_once(&job, &t);
     for (size_t i = 0; !st && i < p.narrays; i++)

@@ -128,11 +128,26 @@ co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool o
     return CO_OK;
 }
 
-void co_problem_size(co_problem *p, const char *name, size_t value) {
+void co_problem_text(co_problem *p, const char *name, const char *value) {
     if (p->nsizes == CO_MAX_KV) return;
     snprintf(p->sizes[p->nsizes].name, sizeof p->sizes[0].name, "%s", name);
-    snprintf(p->sizes[p->nsizes].value, sizeof p->sizes[0].value, "%zu", value);
+    snprintf(p->sizes[p->nsizes].value, sizeof p->sizes[0].value, "%s", value);
     p->nsizes++;
+}
+
+void co_problem_size(co_problem *p, const char *name, size_t value) {
+    char text[32];
+    snprintf(text, sizeof text, "%zu", value);
+    co_problem_text(p, name, text);
+}
+
+void co_problem_rate(co_problem *p, const char *unit, double count) {
+    size_t i = 0;
+    while (i < p->nrates && strcmp(p->rates[i].unit, unit) != 0) i++;
+    if (i == CO_MAX_RATES) return;
+    p->rates[i].unit = unit;
+    p->rates[i].count = count;
+    if (i == p->nrates) p->nrates++;
 }
 
 size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,

@@ -9,6 +9,7 @@
 
 #define CO_MAX_ARRAYS 8
 #define CO_MAX_PARAMS 8
+#define CO_MAX_RATES 3
 
 /* Where a variant runs: a bit per backend. */
 enum {
@@ -42,6 +43,7 @@ typedef struct co_array {
     void *host;
     size_t bytes;
     bool output; /* poisoned before each run, downloaded after it */
+    bool scratch; /* working memory of the variants: neither uploaded, downloaded nor checked */
     co_buf *buf; /* device copy while a device variant runs */
 } co_array;
 
@@ -53,6 +55,10 @@ typedef struct co_problem {
     size_t narrays;
     double flops; /* per run, by the workload's model */
     double bytes; /* each input read once, each output written once */
+    /* Rates besides GFLOP/s and GB/s: a count per run and its unit
+     * ("rays", "frames", "ball-steps"), reported per second. */
+    struct { double count; const char *unit; } rates[CO_MAX_RATES];
+    size_t nrates;
     struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
     size_t nsizes;
     size_t host_bytes; /* of all arrays, checked against the machine's memory */
@@ -70,7 +76,6 @@ typedef struct co_job {
     size_t local[3];            /* asked for with --local; 0 = variant's choice */
     size_t used_local[3];       /* what the last launch used */
     double kernel_ms;           /* summed over the launches of one run */
-    bool host_timed;            /* host code: the runner times the call */
 } co_job;
 
 struct co_variant {
@@ -89,9 +94,20 @@ struct co_variant {
     const char *test_params;
 };
 
+/* The ceiling a workload's results are a fraction of (co_peak). */
+enum {
+    CO_BOUND_MEMORY = 0, /* copy bandwidth: reads and writes streamed (the default) */
+    CO_BOUND_READ,       /* read bandwidth: almost all traffic is reads (reductions) */
+    CO_BOUND_COMPUTE     /* float32 FMA throughput */
+};
+
+/* In a variant's initializer: its tunables from a static array. */
+#define CO_PARAMS(array) .params = (array), .nparams = sizeof(array) / sizeof((array)[0])
+
 struct co_workload {
     const char *name;
     const char *summary;
+    int bound; /* CO_BOUND_* */
     const co_option_def *options;
     size_t noptions;
     const co_variant *variants;
@@ -141,6 +157,10 @@ co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
                            void **host);
 void co_problem_size(co_problem *p, const char *name, size_t value);
+/* A size that is not an integer (a box width, a mode): reported as given. */
+void co_problem_text(co_problem *p, const char *name, const char *value);
+/* Count `count` of `unit` per run, reported per second (set again: replaced). */
+void co_problem_rate(co_problem *p, const char *unit, double count);
 
 /* The resolved value of a variant's tunable. */
 long co_job_param(const co_job *job, const char *name);
@@ -174,5 +194,7 @@ uint64_t co_rng_next(co_rng *r);
 float co_rng_float(co_rng *r, float lo, float hi);
 
 double co_now_ms(void);
+/* The median of n > 0 values (sorts them). */
+double co_median(double *v, size_t n);
 
 #endif

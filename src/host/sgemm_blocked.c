@@ -123,13 +123,21 @@ static size_t sg_round_up(size_t x, size_t to)
 }
 
 /* C(mr x nr) = or += A~ sliver (kc x MR, a column of MR per k) times
- * B~ sliver (kc x NR, a row of NR per k). bp is SG_ALIGN-aligned. The loops
- * have constant bounds: the compiler unrolls them and keeps acc[][] in
- * registers (checked in the assembly: broadcast + FMAs, no spills). */
+ * B~ sliver (kc x NR, a row of NR per k). Vector loads go through memcpy
+ * (no type punning); the loops have constant bounds, so the compiler unrolls
+ * them and keeps acc[][] in registers (checked in the assembly: one
+ * broadcast and NV FMAs per row per k step, no spills). */
 SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const float *restrict bp,
                                   float *restrict c, size_t ldc, int accumulate, size_t mr,
                                   size_t nr)
 {
+    /* Ask for the C tile now, so its cache misses overlap the k loop rather
+     * than stall the write-back (matters when kc is small). */
+    for (size_t i = 0; i < mr; ++i) {
+        __builtin_prefetch(c + i * ldc, 1, 3);
+        __builtin_prefetch(c + i * ldc + nr - 1, 1, 3);
+    }
+
     vf acc[SG_MR][SG_NV];
     for (int i = 0; i < SG_MR; ++i)
         for (int v = 0; v < SG_NV; ++v)
@@ -138,7 +146,7 @@ SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const flo
     for (size_t p = 0; p < kc; ++p) {
         vf bv[SG_NV];
         for (int v = 0; v < SG_NV; ++v)
-            bv[v] = *(const vf *)(const void *)(bp + v * SG_VW);
+            bv[v] = sg_loadu(bp + v * SG_VW);
         for (int i = 0; i < SG_MR; ++i) {
             const float a = ap[i];
             for (int v = 0; v < SG_NV; ++v)

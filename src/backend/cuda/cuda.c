@@ -38,6 +38,8 @@
     X(CUresult, MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t *, size_t *))                  \
     X(CUresult, MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr *, size_t))                   \
     X(CUresult, MemFree, "cuMemFree_v2", NULL, (CUdeviceptr))                               \
+    X(CUresult, MemAllocHost, "cuMemAllocHost_v2", NULL, (void **, size_t))                 \
+    X(CUresult, MemFreeHost, "cuMemFreeHost", NULL, (void *))                               \
     X(CUresult, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                              \
       (CUdeviceptr, const void *, size_t, CUstream))                                        \
     X(CUresult, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                              \
@@ -55,6 +57,18 @@
     X(CUresult, ModuleUnload, "cuModuleUnload", NULL, (CUmodule))                           \
     X(CUresult, ModuleGetFunction, "cuModuleGetFunction", NULL,                             \
       (CUfunction *, CUmodule, const char *))                                               \
+    X(CUresult, ArrayCreate, "cuArrayCreate_v2", NULL,                                     \
+      (CUarray *, const CUDA_ARRAY_DESCRIPTOR *))                                           \
+    X(CUresult, ArrayDestroy, "cuArrayDestroy", NULL, (CUarray))                            \
+    X(CUresult, Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *, CUstream)) \
+    X(CUresult, TexObjectCreate, "cuTexObjectCreate", NULL,                                 \
+      (CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *,                \
+       const CUDA_RESOURCE_VIEW_DESC *))                                                    \
+    X(CUresult, TexObjectDestroy, "cuTexObjectDestroy", NULL, (CUtexObject))                \
+    X(CUresult, ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                              \
+      (CUdeviceptr *, size_t *, CUmodule, const char *))                                    \
+    X(CUresult, MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                              \
+      (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                         \
     X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))
@@ -209,8 +223,16 @@ struct co_buf {
     size_t bytes;
 };
 
+/* A 2D image for the texture path (the boxfilter `image` variant). */
+struct co_img {
+    CUarray array;
+    CUtexObject tex;
+    size_t width, height, pixel_bytes;
+};
+
 struct co_kernel {
     CUfunction fn;
+    CUmodule module; /* of its program: its __constant__ symbols */
     char entry[]; /* for messages */
 };
 
@@ -419,6 +441,32 @@ static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) 
     return st ? st : CU(StreamSynchronize, (d->stream));
 }
 
+/* Page-locked host memory: DMA straight from it, no staging copy. */
+struct co_pinned {
+    void *host;
+};
+
+static co_status pinned_alloc(co_device *dev, size_t bytes, co_pinned **out, void **host) {
+    co_pinned *p = calloc(1, sizeof *p);
+    if (!p) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
+    if (!st) st = CU(MemAllocHost, (&p->host, bytes ? bytes : 1));
+    if (st) {
+        free(p);
+        return st;
+    }
+    *out = p;
+    *host = p->host;
+    return CO_OK;
+}
+
+static void pinned_free(co_device *dev, co_pinned *p) {
+    if (!p) return;
+    cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
+    cu.MemFreeHost(p->host);
+    free(p);
+}
+
 /* ---- NVRTC ------------------------------------------------------------- */
 
 /* Options: each -D of `defines` on its own, then ours. Points into *copy. */
@@ -429,7 +477,7 @@ static co_status make_options(const char *defines, const char *arch_option, char
     const size_t nfixed = sizeof fixed / sizeof *fixed;
     const char *ws = " \t\r\n";
     *copy = malloc(strlen(defines) + 1);
-    *opts = malloc((strlen(defines) / 2 + 2 + nfixed) * sizeof **opts); /* >= tokens + ours */
+    *opts = malloc((strlen(defines) / 2 + 3 + nfixed) * sizeof **opts); /* >= tokens + ours */
     if (!*copy || !*opts) {
         free(*copy);
         free(*opts);
@@ -444,6 +492,9 @@ static co_status make_options(const char *defines, const char *arch_option, char
     }
     (*opts)[n++] = arch_option;
     for (size_t i = 0; i < nfixed; i++) (*opts)[n++] = fixed[i];
+    /* kernels/dialect.h: CO_FP_STRICT asks every compiler not to contract
+     * a*b+c into fma, so a kernel rounds as the host C does. */
+    if (strstr(defines, "-DCO_FP_STRICT")) (*opts)[n++] = "--fmad=false";
     *nopts = n;
     return CO_OK;
 }
@@ -627,6 +678,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     co_kernel *k = malloc(sizeof *k + strlen(entry) + 1);
     if (!k) return co_fail(CO_ERR_NOMEM, "out of host memory");
     strcpy(k->entry, entry);
+    k->module = prog->module;
     co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
     if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
     if (st) {
@@ -696,6 +748,7 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_INT: values[i].i = args[i].v.i; break;
         case CO_ARG_UINT: values[i].u = args[i].v.u; break;
         case CO_ARG_FLOAT: values[i].f = args[i].v.f; break;
+        case CO_ARG_IMAGE: values[i].ptr = args[i].v.img->tex; break; /* CUtexObject: 64 bits */
         default:
             return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': argument %zu has an unknown kind",
                            k->entry, i);
@@ -718,6 +771,92 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     return CO_OK;
 }
 
+/* ---- 2D images: texture objects over CUDA arrays ----------------------- */
+
+static bool image_support(const co_device *dev, const char **why) {
+    (void)dev, (void)why;
+    return true; /* every CUDA device has texture objects (compute capability >= 3.0) */
+}
+
+static void image_free(co_device *dev, co_img *img) {
+    if (!img) return;
+    cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
+    if (img->tex) cu.TexObjectDestroy(img->tex);
+    if (img->array) cu.ArrayDestroy(img->array);
+    free(img);
+}
+
+/* Point sampling at integer coordinates; clamp or zero border (reflect101
+ * has no address mode on unnormalised coordinates: kernels map those);
+ * RGBA8 read as integers, not normalised floats. */
+static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
+                             co_img_border border, co_img **out) {
+    co_img *img = calloc(1, sizeof *img);
+    if (!img) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    const bool rgba = format == CO_IMG_RGBA_U8;
+    img->width = width;
+    img->height = height;
+    img->pixel_bytes = 4;
+    CUDA_ARRAY_DESCRIPTOR ad = {.Width = width, .Height = height,
+                                .Format = rgba ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
+                                .NumChannels = rgba ? 4 : 1};
+    CUDA_RESOURCE_DESC rd = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT,
+                            .flags = rgba ? CU_TRSF_READ_AS_INTEGER : 0};
+    const CUaddress_mode mode = border == CO_IMG_ZERO ? CU_TR_ADDRESS_MODE_BORDER
+                                                      : CU_TR_ADDRESS_MODE_CLAMP;
+    td.addressMode[0] = td.addressMode[1] = mode; /* border colour: zeros */
+    co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
+    if (!st) st = CU(ArrayCreate, (&img->array, &ad));
+    rd.res.array.hArray = img->array;
+    if (!st) st = CU(TexObjectCreate, (&img->tex, &rd, &td, NULL));
+    if (st) {
+        image_free(dev, img);
+        char note[96];
+        snprintf(note, sizeof note, " (a %zux%zu texture)", width, height);
+        return restate(st, note);
+    }
+    *out = img;
+    return CO_OK;
+}
+
+static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src, double *ms) {
+    cu_device *d = dev->impl;
+    CUDA_MEMCPY2D copy = {.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = src->ptr,
+                          .srcPitch = dst->width * dst->pixel_bytes,
+                          .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = dst->array,
+                          .WidthInBytes = dst->width * dst->pixel_bytes, .Height = dst->height};
+    co_status st = check_size(dev, src, dst->width * dst->height * dst->pixel_bytes);
+    if (!st) st = co_cuda_timer_start(dev);
+    if (!st) st = CU(Memcpy2DAsync, (&copy, d->stream));
+    return st ? st : co_cuda_timer_stop(dev, ms);
+}
+
+/* True constant memory for a kernel: its program's __constant__ array
+ * `symbol`, filled from device memory on the stream (the dialect maps
+ * OpenCL's __constant arguments to plain global memory). */
+static co_status constant_from_buffer(co_device *dev, co_kernel *k, const char *symbol,
+                                      co_buf *src, size_t bytes, double *ms) {
+    cu_device *d = dev->impl;
+    CUdeviceptr dst;
+    size_t size = 0;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(ModuleGetGlobal, (&dst, &size, k->module, symbol));
+    if (st) {
+        char note[160];
+        snprintf(note, sizeof note, " (constant '%.60s' of kernel '%.60s')", symbol, k->entry);
+        return restate(st, note);
+    }
+    if (bytes > size || bytes > src->bytes)
+        return co_fail(CO_ERR_INVALID,
+                       "CUDA: %zu bytes into constant '%s' of %zu bytes from a buffer of %zu",
+                       bytes, symbol, size, src->bytes);
+    st = co_cuda_timer_start(dev);
+    if (!st) st = CU(MemcpyDtoDAsync, (dst, src->ptr, bytes, d->stream));
+    if (!st) st = co_cuda_timer_stop(dev, ms);
+    return st;
+}
+
 static const co_backend cuda_backend = {
     .name = "cuda",
     .probe = probe,
@@ -726,10 +865,17 @@ static const co_backend cuda_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .pinned_alloc = pinned_alloc,
+    .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .constant_from_buffer = constant_from_buffer,
+    .image_support = image_support,
+    .image_alloc = image_alloc,
+    .image_free = image_free,
+    .image_copy_from_buffer = image_copy_from_buffer,
 };
 
 const co_backend *co_backend_cuda(void) { return &cuda_backend; }

@@ -18,6 +18,12 @@ struct co_buf {
     size_t bytes;
 };
 
+/* A 2D image for the texture path (the boxfilter `image` variant). */
+struct co_img {
+    cl_mem mem;
+    size_t width, height;
+};
+
 struct co_kernel {
     char *entry;
     cl_kernel kernel;
@@ -218,6 +224,44 @@ static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) 
     return CO_OK;
 }
 
+/* Pinned host memory, the usual OpenCL idiom: a buffer the runtime
+ * allocates in host memory (CL_MEM_ALLOC_HOST_PTR), mapped for the host.
+ * Transfers from and to the mapped pointer run at the bus's full speed. */
+struct co_pinned {
+    cl_mem mem;
+    void *host;
+};
+
+static co_status pinned_alloc(co_device *dev, size_t bytes, co_pinned **out, void **host) {
+    cl_device_state *st = dev->impl;
+    co_pinned *p = calloc(1, sizeof *p);
+    if (!p) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    cl_int err;
+    p->mem = clCreateBuffer(st->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                            bytes ? bytes : 1, NULL, &err);
+    if (err == CL_SUCCESS)
+        p->host = clEnqueueMapBuffer(st->queue, p->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                     bytes ? bytes : 1, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        if (p->mem) clReleaseMemObject(p->mem);
+        free(p);
+        return co_fail(CO_ERR_DEVICE, "OpenCL: pinned host buffer of %zu bytes failed: %s",
+                       bytes, co_opencl_error_name(err));
+    }
+    *out = p;
+    *host = p->host;
+    return CO_OK;
+}
+
+static void pinned_free(co_device *dev, co_pinned *p) {
+    cl_device_state *st = dev->impl;
+    if (!p) return;
+    clEnqueueUnmapMemObject(st->queue, p->mem, p->host, 0, NULL, NULL);
+    clFinish(st->queue);
+    clReleaseMemObject(p->mem);
+    free(p);
+}
+
 static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
                        co_program **out) {
     cl_device_state *st = dev->impl;
@@ -227,7 +271,11 @@ static co_status build(co_device *dev, const char *name, const char *source, con
         return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateProgramWithSource(%s) failed: %s", name,
                        co_opencl_error_name(err));
     char options[1024];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 %s", defines ? defines : "");
+    /* CO_FP_STRICT (kernels/dialect.h): also no approximate division and
+     * square root, which NVIDIA's OpenCL uses by default (2.5 and 3 ulp). */
+    const bool strict = defines && strstr(defines, "-DCO_FP_STRICT");
+    snprintf(options, sizeof options, "-cl-std=CL1.2%s %s",
+             strict ? " -cl-fp32-correctly-rounded-divide-sqrt" : "", defines ? defines : "");
     err = clBuildProgram(program, 1, &st->id, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[12288] = "";
@@ -302,6 +350,7 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_INT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_int), &args[i].v.i)); break;
         case CO_ARG_UINT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_uint), &args[i].v.u)); break;
         case CO_ARG_FLOAT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_float), &args[i].v.f)); break;
+        case CO_ARG_IMAGE: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.img->mem)); break;
         }
     }
     cl_event ev;
@@ -321,6 +370,81 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     return CO_OK;
 }
 
+/* ---- 2D images (the boxfilter `image` variant) ---- */
+
+static bool image_support(const co_device *dev, const char **why) {
+    const cl_device_state *st = dev->impl;
+    cl_bool yes = CL_FALSE;
+    if (clGetDeviceInfo(st->id, CL_DEVICE_IMAGE_SUPPORT, sizeof yes, &yes, NULL) != CL_SUCCESS ||
+        !yes) {
+        *why = "the device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+        return false;
+    }
+    return true;
+}
+
+/* The border is the kernel's sampler in OpenCL: nothing to set here. RGBA8
+ * is CL_UNSIGNED_INT8 (read_imageui): integer sums stay exact. */
+static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
+                             co_img_border border, co_img **out) {
+    cl_device_state *st = dev->impl;
+    (void)border;
+    size_t maxw = 0, maxh = 0;
+    clGetDeviceInfo(st->id, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof maxw, &maxw, NULL);
+    clGetDeviceInfo(st->id, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof maxh, &maxh, NULL);
+    if (width > maxw || height > maxh)
+        return co_fail(CO_ERR_LIMIT, "a %zux%zu image is over the device's 2D image limit %zux%zu "
+                       "(CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT of %s)", width, height, maxw, maxh,
+                       dev->info.spec);
+    const cl_image_format fmt = format == CO_IMG_RGBA_U8
+                                    ? (cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}
+                                    : (cl_image_format){CL_R, CL_FLOAT};
+    cl_image_desc desc = {0};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = width;
+    desc.image_height = height;
+    co_img *img = calloc(1, sizeof *img);
+    if (!img) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    cl_int err;
+    img->mem = clCreateImage(st->context, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(img);
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clCreateImage of %zux%zu failed: %s", width, height,
+                       co_opencl_error_name(err));
+    }
+    img->width = width;
+    img->height = height;
+    *out = img;
+    return CO_OK;
+}
+
+static void image_free(co_device *dev, co_img *img) {
+    (void)dev;
+    if (!img) return;
+    clReleaseMemObject(img->mem);
+    free(img);
+}
+
+static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src, double *ms) {
+    cl_device_state *st = dev->impl;
+    const size_t origin[3] = {0, 0, 0}, region[3] = {dst->width, dst->height, 1};
+    cl_event ev;
+    CL_CHECK(clEnqueueCopyBufferToImage(st->queue, src->mem, dst->mem, 0, origin, region, 0, NULL,
+                                        &ev));
+    cl_int err = clWaitForEvents(1, &ev);
+    cl_ulong t0 = 0, t1 = 0;
+    if (err == CL_SUCCESS)
+        err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: copy of a buffer into an image failed: %s",
+                       co_opencl_error_name(err));
+    *ms = (double)(t1 - t0) * 1e-6;
+    return CO_OK;
+}
+
 static const co_backend backend = {
     .name = "opencl",
     .probe = probe,
@@ -329,10 +453,16 @@ static const co_backend backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .pinned_alloc = pinned_alloc,
+    .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .image_support = image_support,
+    .image_alloc = image_alloc,
+    .image_free = image_free,
+    .image_copy_from_buffer = image_copy_from_buffer,
 };
 
 const co_backend *co_backend_opencl(void) { return &backend; }

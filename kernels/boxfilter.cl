@@ -1,0 +1,383 @@
+/* Box filter: the normalised (2r+1)x(2r+1) mean, borders as OpenCV's
+ * borderInterpolate (clamp = BORDER_REPLICATE, reflect101, zero =
+ * BORDER_CONSTANT 0; the divisor is always the full (2r+1)^2).
+ *
+ * Layout: a row is W pixels of BF_CH interleaved channels; an "element" is
+ * one channel of one pixel, so RGBA8 is filtered as 4 independent planes
+ * whose horizontal neighbours are BF_CH elements apart.
+ *
+ * Defines: RGBA8 (0: float32, 1: RGBA8 with exact 32-bit integer sums),
+ * BF_FIRST (source is the image, else an intermediate of raw sums),
+ * BF_FINAL (destination is the image, normalised; else raw sums),
+ * TILE, SY: work-group shape of box_transpose / box_slide.
+ *
+ * box_naive      one work-item per element, sums its whole window.
+ * box_line       one work-item per element, sums 2r+1 neighbours along a row
+ *                (dir 0) or a column (dir 1): the two separable passes.
+ * box_transpose  TILE x TILE work-groups: sums along the row, then writes
+ *                the tile transposed through local memory, so the second
+ *                pass also reads along rows and both passes are coalesced.
+ * box_slide      running sums down columns (consecutive work-items on
+ *                consecutive columns), O(1) work per element at any radius;
+ *                each work-item owns one column of a segment of `seg` rows
+ *                and restarts its window at the segment start; float sums
+ *                are compensated (BF_SLIDE), so the error stays near one
+ *                rounding of the window sum; results go out
+ *                transposed through local memory, so pass 2 runs down the
+ *                columns of the transposed sums and transposes back.
+ *
+ * This file is also compiled as host C (CO_HOST_C) for the `c` variant,
+ * once per format, with BF_NAME suffixing the kernel names. */
+
+#ifndef BF_COMMON_
+#define BF_COMMON_
+#define BF_CLAMP 0
+#define BF_REFLECT101 1
+#define BF_ZERO 2
+
+/* Index p of a line of n pixels after the border rule: in [0, n), or -1
+ * where the zero border reads 0. Reflect101 repeated until inside (OpenCV)
+ * is periodic with period 2(n-1): computed here in closed form. */
+CO_INLINE int bf_map(int p, int n, int border) {
+    if ((uint)p < (uint)n) return p;
+    if (border == BF_CLAMP) return p < 0 ? 0 : n - 1;
+    if (border == BF_ZERO || n == 1) return border == BF_ZERO ? -1 : 0;
+    const int period = 2 * (n - 1);
+    int q = p % period;
+    if (q < 0) q += period;
+    return q < n ? q : period - q;
+}
+#endif
+
+#ifndef BF_NAME
+#define BF_NAME(x) x
+#endif
+#ifndef RGBA8
+#define RGBA8 0
+#endif
+#ifndef BF_FIRST
+#define BF_FIRST 1
+#endif
+#ifndef BF_FINAL
+#define BF_FINAL 1
+#endif
+#ifndef TILE
+#define TILE 32
+#endif
+#ifndef SY
+#define SY 4
+#endif
+
+#undef BF_T
+#undef BF_ACC
+#undef BF_CH
+#undef BF_NORM
+#if RGBA8
+#define BF_T uchar
+#define BF_ACC uint
+#define BF_CH 4
+/* (2r+1)^2 is odd: adding half of it rounds to nearest with no ties. */
+#define BF_NORM(s, r) ((uchar)(((s) + (uint)((2 * (r) + 1) * (2 * (r) + 1)) / 2u) / \
+                               (uint)((2 * (r) + 1) * (2 * (r) + 1))))
+#else
+#define BF_T float
+#define BF_ACC float
+#define BF_CH 1
+#define BF_NORM(s, r) ((s) / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1)))
+#endif
+
+/* v += delta for a running sum. Float: compensated (Kahan), so rounding
+ * grows with |delta| rather than with the sum, over the whole segment;
+ * `comp` carries the lost low-order part. uint wraps and comes back exactly. */
+#undef BF_SLIDE
+#if RGBA8
+#define BF_SLIDE(v, comp, delta) ((v) += (delta))
+#else
+#define BF_SLIDE(v, comp, delta)                                                             \
+    do {                                                                                     \
+        const float y_ = (delta) - (comp), t_ = (v) + y_;                                    \
+        (comp) = (t_ - (v)) - y_;                                                            \
+        (v) = t_;                                                                            \
+    } while (0)
+#endif
+
+#undef BF_IN
+#undef BF_OUT
+#undef BF_RESULT
+#if BF_FIRST
+#define BF_IN BF_T
+#else
+#define BF_IN BF_ACC
+#endif
+#if BF_FINAL
+#define BF_OUT BF_T
+#define BF_RESULT(s, r) BF_NORM(s, r)
+#else
+#define BF_OUT BF_ACC
+#define BF_RESULT(s, r) (s)
+#endif
+
+__kernel void BF_NAME(box_naive)(const int W, const int H, const int radius, const int border,
+                                 __global const BF_IN *CO_RESTRICT src,
+                                 __global BF_OUT *CO_RESTRICT dst) {
+    const int i = (int)get_global_id(0), y = (int)get_global_id(1);
+    if (i >= W * BF_CH || y >= H) return;
+    const int x = i / BF_CH, c = i - x * BF_CH;
+    BF_ACC sum = 0;
+    for (int dy = -radius; dy <= radius; dy++) {
+        const int yy = bf_map(y + dy, H, border);
+        if (yy < 0) continue;
+        __global const BF_IN *row = src + (size_t)yy * W * BF_CH + c;
+        BF_ACC part = 0; /* a sum per row keeps float rounding to O(r), not O(r^2) */
+        for (int dx = -radius; dx <= radius; dx++) {
+            const int xx = bf_map(x + dx, W, border);
+            if (xx >= 0) part += row[xx * BF_CH];
+        }
+        sum += part;
+    }
+    dst[(size_t)y * W * BF_CH + i] = BF_RESULT(sum, radius);
+}
+
+/* Sum of the 2r+1 neighbours of element (x, y, c) along the row (dir 0)
+ * or the column (dir 1). */
+CO_INLINE BF_ACC BF_NAME(bf_line)(__global const BF_IN *CO_RESTRICT src, int W, int H, int x,
+                                  int y, int c, int radius, int border, int dir) {
+    const int n = dir ? H : W, at = dir ? y : x;
+    const size_t stride = dir ? (size_t)W * BF_CH : BF_CH;
+    __global const BF_IN *base = src + (dir ? (size_t)x * BF_CH : (size_t)y * W * BF_CH) + c;
+    BF_ACC sum = 0;
+    for (int d = -radius; d <= radius; d++) {
+        const int p = bf_map(at + d, n, border);
+        if (p >= 0) sum += base[(size_t)p * stride];
+    }
+    return sum;
+}
+
+#ifndef CO_HOST
+__kernel void BF_NAME(box_line)(const int W, const int H, const int radius, const int border,
+                                const int dir, __global const BF_IN *CO_RESTRICT src,
+                                __global BF_OUT *CO_RESTRICT dst) {
+    const int i = (int)get_global_id(0), y = (int)get_global_id(1);
+    if (i >= W * BF_CH || y >= H) return;
+    const int x = i / BF_CH, c = i - x * BF_CH;
+    const BF_ACC s = BF_NAME(bf_line)(src, W, H, x, y, c, radius, border, dir);
+    dst[(size_t)y * W * BF_CH + i] = BF_RESULT(s, radius);
+}
+
+/* src is H rows of W pixels; dst is W rows of H pixels: dst(x, y) = the row
+ * sum at src(x, y). Work-groups TILE x TILE, one pixel per work-item. */
+__kernel void box_transpose(const int W, const int H, const int radius, const int border,
+                            __global const BF_IN *CO_RESTRICT src,
+                            __global BF_OUT *CO_RESTRICT dst) {
+    __local BF_ACC tile[TILE][TILE * BF_CH + 1]; /* +1: column reads without bank conflicts */
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+    const int gx = (int)get_group_id(0) * TILE, gy = (int)get_group_id(1) * TILE;
+    if (gx + lx < W && gy + ly < H)
+        for (int c = 0; c < BF_CH; c++)
+            tile[ly][lx * BF_CH + c] = bf_line(src, W, H, gx + lx, gy + ly, c, radius, border, 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* dst row gx+ly, column gy+lx: the sum of src pixel (gx+ly, gy+lx). */
+    if (gx + ly < W && gy + lx < H)
+        for (int c = 0; c < BF_CH; c++)
+            dst[((size_t)(gx + ly) * H + gy + lx) * BF_CH + c] =
+                BF_RESULT(tile[lx][ly * BF_CH + c], radius);
+}
+
+/* Running sums down the element columns of src (H rows of W*BF_CH
+ * elements), written transposed: dst is W rows of H pixels. Work-groups
+ * TILE x SY: TILE element columns, SY segments of `seg` rows (seg a
+ * multiple of TILE). Every TILE rows the group's TILE x TILE block goes out
+ * through local memory, each transposed pixel row written contiguously. */
+__kernel void box_slide(const int W, const int H, const int radius, const int border,
+                        const int seg, __global const BF_IN *CO_RESTRICT src,
+                        __global BF_OUT *CO_RESTRICT dst) {
+    __local BF_ACC tile[SY][TILE][TILE + 1];
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+    const int ec = W * BF_CH, e0 = (int)get_group_id(0) * TILE, e = e0 + lx;
+    const int y0 = ((int)get_group_id(1) * SY + ly) * seg;
+    const bool live = e < ec && y0 < H;
+    BF_ACC s = 0, comp = 0;
+    if (live)
+        for (int d = -radius; d <= radius; d++) {
+            const int yy = bf_map(y0 + d, H, border);
+            if (yy >= 0) s += src[(size_t)yy * ec + e];
+        }
+    for (int yb = y0; yb < y0 + seg; yb += TILE) {
+        for (int k = 0; k < TILE; k++) {
+            const int y = yb + k;
+            if (live && y < H) {
+                if (y > y0) {
+                    const int enter = bf_map(y + radius, H, border);
+                    const int leave = bf_map(y - radius - 1, H, border);
+                    const BF_ACC a = enter >= 0 ? src[(size_t)enter * ec + e] : 0;
+                    const BF_ACC b = leave >= 0 ? src[(size_t)leave * ec + e] : 0;
+                    BF_SLIDE(s, comp, a - b);
+                }
+                tile[ly][k][lx] = s;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The block holds TILE/BF_CH pixels x TILE rows; dst row x gets
+         * TILE*BF_CH consecutive elements (row k, channel c at k*BF_CH+c). */
+        for (int p = 0; p < TILE / BF_CH; p++) {
+            const int x = e0 / BF_CH + p;
+            for (int q = lx; q < TILE * BF_CH; q += TILE) {
+                const int k = q / BF_CH, c = q - k * BF_CH, y = yb + k;
+                if (x < W && y < H)
+                    dst[((size_t)x * H + y) * BF_CH + c] =
+                        BF_RESULT(tile[ly][k][p * BF_CH + c], radius);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Both passes in one (image in, image out: the traffic of a copy). A
+ * work-group of NT work-items owns a strip of NT element columns and a
+ * segment of `seg` rows. It slides vertical running sums over the strip and
+ * its halo (r pixels each side) kept in local memory, `batch` rows at a
+ * time into a local tile; then each row of the tile gets horizontal running
+ * sums, NT/batch parts per row (restarting at each part), into a local
+ * output tile that goes out row by row, coalesced. Local memory: LMAX
+ * accumulators >= (NT + 2r*BF_CH) * (batch + 1) + batch * NT (the host
+ * checks; where the halo does not fit it uses the two transposed passes). */
+#ifndef NT
+#define NT 128
+#endif
+#ifndef LMAX
+#define LMAX 8192
+#endif
+#if BF_FIRST && BF_FINAL
+/* Input element of halo column j of a strip starting at element e0 (-1: zero). */
+CO_INLINE int bf_halo(int j, int e0, int rc, int W, int border) {
+    const int e = e0 - rc + j;
+    const int x = e >= 0 ? e / BF_CH : -((-e + BF_CH - 1) / BF_CH); /* floor */
+    const int xm = bf_map(x, W, border);
+    return xm < 0 ? -1 : xm * BF_CH + (e - x * BF_CH);
+}
+
+__kernel void box_fused(const int W, const int H, const int radius, const int border,
+                        const int seg, const int batch, __global const BF_T *CO_RESTRICT src,
+                        __global BF_T *CO_RESTRICT dst) {
+    __local BF_ACC lm[LMAX];
+    const int t = (int)get_local_id(0), ec = W * BF_CH, rc = radius * BF_CH;
+    const int e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
+    const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
+    /* lm holds V[hc], then tile[batch][hc], then otile[batch][NT] (offsets:
+     * CUDA has no pointers into shared memory in this dialect). */
+    const int T0 = hc, O0 = hc + batch * hc;
+    for (int j = t; j < hc; j += NT) { /* the window of row y0 */
+        const int g = bf_halo(j, e0, rc, W, border);
+        BF_ACC v = 0;
+        for (int d = -radius; d <= radius && g >= 0; d++) {
+            const int yy = bf_map(y0 + d, H, border);
+            if (yy >= 0) v += src[(size_t)yy * ec + g];
+        }
+        lm[j] = v;
+    }
+    const int parts = NT / batch, k = t / parts, p = t - k * parts;
+    const int pixels = NT / BF_CH, len = (pixels + parts - 1) / parts;
+    for (int yb = y0; yb < y1; yb += batch) {
+        const int nb = min(batch, y1 - yb);
+        for (int j = t; j < hc; j += NT) { /* vertical: slide each column nb rows */
+            const int g = bf_halo(j, e0, rc, W, border);
+            BF_ACC v = lm[j], comp = 0; /* compensation restarts with each batch */
+            for (int i = 0; i < nb; i++) {
+                const int y = yb + i;
+                if (y > y0 && g >= 0) {
+                    const int enter = bf_map(y + radius, H, border);
+                    const int leave = bf_map(y - radius - 1, H, border);
+                    const BF_ACC a = enter >= 0 ? src[(size_t)enter * ec + g] : 0;
+                    const BF_ACC b = leave >= 0 ? src[(size_t)leave * ec + g] : 0;
+                    BF_SLIDE(v, comp, a - b);
+                }
+                lm[T0 + i * hc + j] = v;
+            }
+            lm[j] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (k < nb) { /* horizontal: row k, pixels [p*len, p*len+len) of the strip */
+            const int row = T0 + k * hc;
+            const int px0 = p * len, px1 = min(px0 + len, pixels);
+            for (int c = 0; c < BF_CH && px0 < px1; c++) {
+                BF_ACC s = 0;
+                for (int d = 0; d <= 2 * radius; d++) s += lm[row + (px0 + d) * BF_CH + c];
+                for (int px = px0; px < px1; px++) {
+                    lm[O0 + k * NT + px * BF_CH + c] = s;
+                    if (px + 1 < px1)
+                        s += lm[row + (px + 1 + 2 * radius) * BF_CH + c] - lm[row + px * BF_CH + c];
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = 0; i < nb; i++)
+            if (e0 + t < ec) dst[(size_t)(yb + i) * ec + e0 + t] = BF_NORM(lm[O0 + i * NT + t], radius);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
+#endif
+
+/* ---- the image variant: reads through OpenCL images / CUDA textures ----
+ * Built with -DBF_IMAGES=1 only, so devices without image support still
+ * build the rest. Clamp and zero borders are the sampler's (OpenCL, by
+ * -DBF_BORDER:
+ * CLK_ADDRESS_CLAMP_TO_EDGE / CLK_ADDRESS_CLAMP; CUDA: the texture object's
+ * address mode, set when the backend made it); reflect101 has no hardware
+ * mode: its coordinates are mapped here, then read clamped. RGBA8 images
+ * hold unsigned integers (CL_UNSIGNED_INT8, CUDA read-as-integer), so the
+ * sums stay exact. */
+#if BF_IMAGES && !defined(CO_HOST)
+#ifdef CO_CUDA
+#define BF_IMAGE_ARG unsigned long long /* cudaTextureObject_t */
+#if RGBA8
+#define BF_READ(img, px, py, border, v)                                                        \
+    do {                                                                                     \
+        const uchar4 t_ = tex2D<uchar4>((img), (float)(px) + 0.5f, (float)(py) + 0.5f);        \
+        (v)[0] = t_.x, (v)[1] = t_.y, (v)[2] = t_.z, (v)[3] = t_.w;                          \
+    } while (0)
+#else
+#define BF_READ(img, px, py, border, v) ((v)[0] = tex2D<float>((img), (float)(px) + 0.5f, (float)(py) + 0.5f))
+#endif
+#else /* OpenCL */
+#define BF_IMAGE_ARG __read_only image2d_t
+/* The sampler is fixed when the program is built (-DBF_BORDER): choosing
+ * between two samplers at run time crashed PoCL 5's compiler. */
+#if BF_BORDER == BF_ZERO
+__constant sampler_t bf_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+#else
+__constant sampler_t bf_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+#endif
+#if RGBA8
+#define BF_READ(img, px, py, border, v)                                                      \
+    do {                                                                                     \
+        const uint4 t_ = read_imageui((img), bf_sampler, (int2)((px), (py)));               \
+        (v)[0] = t_.x, (v)[1] = t_.y, (v)[2] = t_.z, (v)[3] = t_.w;                          \
+    } while (0)
+#else
+#define BF_READ(img, px, py, border, v) ((v)[0] = read_imagef((img), bf_sampler, (int2)((px), (py))).x)
+#endif
+#endif
+
+/* One work-item per pixel, its whole window through the texture cache. */
+__kernel void box_image(const int W, const int H, const int radius, const int border,
+                        BF_IMAGE_ARG img, __global BF_T *CO_RESTRICT dst) {
+    const int x = (int)get_global_id(0), y = (int)get_global_id(1);
+    if (x >= W || y >= H) return;
+    const bool mapped = border == BF_REFLECT101;
+    BF_ACC sum[BF_CH], part[BF_CH], v[BF_CH];
+    for (int c = 0; c < BF_CH; c++) sum[c] = 0;
+    for (int dy = -radius; dy <= radius; dy++) {
+        const int yy = mapped ? bf_map(y + dy, H, border) : y + dy;
+        for (int c = 0; c < BF_CH; c++) part[c] = 0;
+        for (int dx = -radius; dx <= radius; dx++) {
+            const int xx = mapped ? bf_map(x + dx, W, border) : x + dx;
+            BF_READ(img, xx, yy, border, v);
+            for (int c = 0; c < BF_CH; c++) part[c] += v[c];
+        }
+        for (int c = 0; c < BF_CH; c++) sum[c] += part[c];
+    }
+    for (int c = 0; c < BF_CH; c++)
+        dst[((size_t)y * W + x) * BF_CH + c] = BF_NORM(sum[c], radius);
+}
+#endif

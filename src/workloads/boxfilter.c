@@ -1,0 +1,687 @@
+/* Workload boxfilter: the normalised (2r+1)x(2r+1) mean filter, any radius
+ * r >= 0, on float32 (one channel) or RGBA8 images of any size, borders
+ * clamp (OpenCV BORDER_REPLICATE), reflect101 (BORDER_REFLECT_101, reflected
+ * repeatedly on images smaller than the window) and zero (BORDER_CONSTANT 0;
+ * the divisor stays (2r+1)^2), as cv::boxFilter with normalize = true.
+ *
+ * Model: bytes = the image read once and written once; no operation count.
+ * Reference: separable window sums in double (exact for RGBA8): direct
+ * for r <= 8, running sums above.
+ * float32: the error of a pixel is |out - ref| / max(|ref|, 2^-10 max|in|)
+ * (the floor: a window of zeros in a bright image keeps a running sum's
+ * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
+ * to nearest of the exact mean; stricter than OpenCV's +-1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/image.h"
+#include "core/workload.h"
+
+/* kernels/boxfilter.cl as host C, once per format: the `c` variant runs
+ * box_naive, the very code of the `naive` kernel, one element per call. */
+#define CO_HOST_C 1
+#include "dialect.h"
+#define RGBA8 0
+#define BF_NAME(x) x##_f32
+#include "boxfilter.cl"
+#undef RGBA8
+#undef BF_NAME
+#define RGBA8 1
+#define BF_NAME(x) x##_u8
+#include "boxfilter.cl"
+#undef RGBA8
+#undef BF_NAME
+
+enum { BOX_IN = 0, BOX_OUT = 1 };
+enum { FMT_F32 = 0, FMT_RGBA8 = 1 };
+
+/* Largest radius of RGBA8: 255.5 * (2r+1)^2 must fit 32-bit sums. */
+#define RGBA8_MAX_RADIUS 2047
+#define F32_MAX_RADIUS (1 << 20)
+#define F32_TOLERANCE 1e-5
+
+typedef struct box_state {
+    int w, h, radius, border, format, ch;
+    size_t elems; /* w * h * ch */
+    void *in, *out;
+    co_image input; /* --input pixels, if given */
+    double *ref, scale;
+    bool have_ref;
+    /* Device objects kept between repetitions, freed with the problem. */
+    co_device *dev;
+    co_buf *tmp;
+    co_img *img;
+} box_state;
+
+static const co_option_def options[] = {
+    {"width", "1920", "image width in pixels (default: the --input image's)"},
+    {"height", "1080", "image height in pixels (default: the --input image's)"},
+    {"radius", "3", "window radius r >= 0: (2r+1) x (2r+1) pixels"},
+    {"border", "clamp", "clamp (replicate the edge), reflect101 or zero"},
+    {"format", "f32", "f32 (one float channel) or rgba8"},
+    {"input", NULL, "PNG to filter (f32: its grayscale scaled to [0,1]); else random pixels"},
+    {"output", NULL, "write the filtered image of the last run as PNG"},
+};
+
+static const char *const border_names[] = {"clamp", "reflect101", "zero"};
+static const char *const format_names[] = {"f32", "rgba8"};
+
+/* Border and format are words among the result's sizes (JSON strings). */
+static void problem_word(co_problem *p, const char *name, const char *word) {
+    if (p->nsizes == CO_MAX_KV) return;
+    snprintf(p->sizes[p->nsizes].name, sizeof p->sizes[0].name, "%s", name);
+    snprintf(p->sizes[p->nsizes].value, sizeof p->sizes[0].value, "%s", word);
+    p->nsizes++;
+}
+
+static co_status parse_radius(const co_option *opts, size_t n, int format, int *out) {
+    const int max = format == FMT_RGBA8 ? RGBA8_MAX_RADIUS : F32_MAX_RADIUS;
+    double r;
+    co_status st = co_opt_real(opts, n, "radius", 3, 0, max, &r);
+    if (st) return st;
+    if (r != floor(r))
+        return co_fail(CO_ERR_INVALID, "--radius must be a whole number of pixels, got '%s'",
+                       co_opt(opts, n, "radius"));
+    *out = (int)r;
+    return CO_OK;
+}
+
+/* Width and height: the options, else the --input image's; both must agree. */
+static co_status parse_size(const co_option *opts, size_t n, const co_image *img, int *w,
+                            int *h) {
+    size_t sw, sh;
+    co_status st = co_opt_size(opts, n, "width", img->pixels ? (size_t)img->width : 1920, &sw);
+    if (!st) st = co_opt_size(opts, n, "height", img->pixels ? (size_t)img->height : 1080, &sh);
+    if (st) return st;
+    if (img->pixels && (sw != (size_t)img->width || sh != (size_t)img->height))
+        return co_fail(CO_ERR_INVALID, "--width/--height %zux%zu differ from the --input image's "
+                       "%dx%d (leave them out to use the image's)", sw, sh, img->width,
+                       img->height);
+    /* The kernels index elements of a row and rows with int. */
+    if (sw * 4 >= (1u << 30) || sh >= (1u << 30))
+        return co_fail(CO_ERR_INVALID, "boxfilter %zux%zu: width and height must be under 2^28 "
+                       "and 2^30 pixels", sw, sh);
+    *w = (int)sw;
+    *h = (int)sh;
+    return CO_OK;
+}
+
+static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
+    box_state *s = calloc(1, sizeof *s);
+    if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    p->state = s;
+    co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
+    if (!st) st = co_opt_choice(opts, nopts, "format", "f32|rgba8", 0, &s->format);
+    if (!st) st = parse_radius(opts, nopts, s->format, &s->radius);
+    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
+    const char *input = co_opt(opts, nopts, "input");
+    if (!st && input) st = co_image_load(input, s->ch, &s->input);
+    if (!st) st = parse_size(opts, nopts, &s->input, &s->w, &s->h);
+    if (st) return st;
+    s->elems = (size_t)s->w * s->h * s->ch;
+    const size_t esize = s->format == FMT_RGBA8 ? 1 : sizeof(float);
+    st = co_problem_array(p, "in", s->elems * esize, false, &s->in);
+    if (!st) st = co_problem_array(p, "out", s->elems * esize, true, &s->out);
+    if (st) return st;
+    co_problem_size(p, "width", (size_t)s->w);
+    co_problem_size(p, "height", (size_t)s->h);
+    co_problem_size(p, "radius", (size_t)s->radius);
+    problem_word(p, "border", border_names[s->border]);
+    problem_word(p, "format", format_names[s->format]);
+    p->bytes = 2.0 * (double)s->elems * (double)esize;
+    return CO_OK;
+}
+
+static void fill(co_problem *p, uint64_t seed) {
+    box_state *s = p->state;
+    co_rng r = {seed};
+    float *f = s->in;
+    unsigned char *u = s->in;
+    for (size_t i = 0; i < s->elems; i++) {
+        if (s->input.pixels && s->format == FMT_F32) f[i] = s->input.pixels[i] / 255.0f;
+        else if (s->input.pixels) u[i] = s->input.pixels[i];
+        else if (s->format == FMT_F32) f[i] = co_rng_float(&r, 0.0f, 1.0f);
+        else u[i] = (unsigned char)(1 + co_rng_next(&r) % 255); /* never 0 */
+    }
+    s->have_ref = false;
+}
+
+static double in_at(const box_state *s, size_t i) {
+    return s->format == FMT_F32 ? ((const float *)s->in)[i] : ((const unsigned char *)s->in)[i];
+}
+
+/* The window sums along one line of n values, given with their border in
+ * ext[0 .. n + 2r): summed directly for small r, else as a running sum in
+ * double (exact for 8-bit data, relative rounding ~1e-16 * n otherwise), so
+ * that large radii on large images stay quick to check. */
+static void window_sums(const double *ext, int n, int r, double *out, size_t stride) {
+    double sum = 0;
+    for (int d = 0; d <= 2 * r && r > 8; d++) sum += ext[d];
+    for (int i = 0; i < n; i++) {
+        if (r <= 8) {
+            sum = 0;
+            for (int d = 0; d <= 2 * r; d++) sum += ext[i + d];
+        }
+        out[(size_t)i * stride] = sum;
+        if (r > 8 && i + 1 < n) sum += ext[i + 2 * r + 1] - ext[i];
+    }
+}
+
+/* The reference: row sums, then column sums of them, in double, divided by
+ * (2r+1)^2. Each line is gathered with its border (bf_map) first. */
+static co_status make_reference(box_state *s) {
+    free(s->ref);
+    s->ref = malloc(s->elems * sizeof *s->ref);
+    double *rows = malloc(s->elems * sizeof *rows);
+    if (!s->ref || !rows) {
+        free(rows);
+        return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
+    }
+    const int w = s->w, h = s->h, r = s->radius, ch = s->ch, border = s->border;
+    const size_t ec = (size_t)w * ch, len = (size_t)(w > h ? w : h) + 2 * (size_t)r;
+    const double area = (2.0 * r + 1) * (2.0 * r + 1);
+    double scale = 0;
+    bool failed = false;
+#pragma omp parallel reduction(max : scale)
+    {
+        double *ext = malloc(len * sizeof *ext);
+        if (!ext) {
+#pragma omp atomic write
+            failed = true;
+        }
+#pragma omp for
+        for (int y = 0; y < h; y++)
+            for (int c = 0; ext && c < ch; c++) {
+                for (int j = -r; j < w + r; j++) {
+                    const int x = bf_map(j, w, border);
+                    ext[j + r] = x >= 0 ? in_at(s, (size_t)y * ec + (size_t)x * ch + c) : 0;
+                    if (fabs(ext[j + r]) > scale) scale = fabs(ext[j + r]);
+                }
+                window_sums(ext, w, r, rows + (size_t)y * ec + c, (size_t)ch);
+            }
+#pragma omp for
+        for (long e = 0; e < (long)ec; e++) {
+            if (!ext) continue;
+            for (int j = -r; j < h + r; j++) {
+                const int y = bf_map(j, h, border);
+                ext[j + r] = y >= 0 ? rows[(size_t)y * ec + (size_t)e] : 0;
+            }
+            window_sums(ext, h, r, s->ref + e, ec);
+            for (int y = 0; y < h; y++) s->ref[(size_t)y * ec + (size_t)e] /= area;
+        }
+        free(ext);
+    }
+    free(rows);
+    if (failed) return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
+    s->scale = scale;
+    s->have_ref = true;
+    return CO_OK;
+}
+
+static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
+                        size_t check_len) {
+    box_state *s = p->state;
+    if (!s->have_ref) {
+        co_status st = make_reference(s);
+        if (st) return st;
+    }
+    double worst = 0;
+    if (s->format == FMT_F32) {
+        const float *out = s->out;
+        const double floor_ = fmax(0x1p-10 * s->scale, 1e-30);
+        for (size_t i = 0; i < s->elems; i++) {
+            const double e = isfinite(out[i]) ? fabs(out[i] - s->ref[i]) / fmax(fabs(s->ref[i]), floor_)
+                                              : INFINITY; /* poison left in place */
+            if (!(e <= worst)) worst = e;
+        }
+        *tolerance = F32_TOLERANCE;
+    } else {
+        const unsigned char *out = s->out;
+        for (size_t i = 0; i < s->elems; i++) {
+            const double e = fabs(out[i] - s->ref[i]);
+            if (e > worst) worst = e;
+        }
+        *tolerance = 0.5;
+    }
+    *error = worst;
+    snprintf(check, check_len, "full");
+    return CO_OK;
+}
+
+static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
+    box_state *s = p->state;
+    const char *path = co_opt(opts, nopts, "output");
+    if (!path) return CO_OK;
+    if (s->format == FMT_RGBA8) return co_image_save_png(path, s->w, s->h, 4, s->out);
+    unsigned char *px = malloc(s->elems);
+    if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for the output image");
+    const float *out = s->out;
+    for (size_t i = 0; i < s->elems; i++) {
+        const float v = out[i] * 255.0f + 0.5f;
+        px[i] = (unsigned char)(v <= 0.0f ? 0.0f : v >= 255.0f ? 255.0f : v);
+    }
+    co_status st = co_image_save_png(path, s->w, s->h, 1, px);
+    free(px);
+    return st;
+}
+
+static void destroy(co_problem *p) {
+    box_state *s = p->state;
+    if (!s) return;
+    if (s->tmp) s->dev->backend->free(s->dev, s->tmp);
+    if (s->img) s->dev->backend->image_free(s->dev, s->img);
+    co_image_free(&s->input);
+    free(s->ref);
+    free(s);
+    p->state = NULL;
+}
+
+/* ---- host variants ---- */
+
+/* Direct window sum per element: box_naive of kernels/boxfilter.cl. */
+static co_status run_c(co_job *job) {
+    box_state *s = job->prob->state;
+    const size_t ec = (size_t)s->w * s->ch;
+    for (size_t y = 0; y < (size_t)s->h; y++)
+        for (size_t i = 0; i < ec; i++) {
+            co_host_id[0] = i, co_host_id[1] = y;
+            if (s->format == FMT_F32) box_naive_f32(s->w, s->h, s->radius, s->border, s->in, s->out);
+            else box_naive_u8(s->w, s->h, s->radius, s->border, s->in, s->out);
+        }
+    return CO_OK;
+}
+
+/* v[e] += row a - row b of the input (a row index -1 reads zeros). */
+static void add_rows(const box_state *s, double *v, int a, int b) {
+    const size_t ec = (size_t)s->w * s->ch;
+    if (s->format == FMT_F32) {
+        const float *pa = (const float *)s->in + (size_t)a * ec, *pb = (const float *)s->in + (size_t)b * ec;
+        if (a >= 0 && b >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] += (double)pa[e] - (double)pb[e];
+        else if (a >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] += pa[e];
+        else if (b >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] -= pb[e];
+    } else {
+        const unsigned char *pa = (const unsigned char *)s->in + (size_t)a * ec;
+        const unsigned char *pb = (const unsigned char *)s->in + (size_t)b * ec;
+        if (a >= 0 && b >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] += (double)((int)pa[e] - (int)pb[e]);
+        else if (a >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] += pa[e];
+        else if (b >= 0)
+            for (size_t e = 0; e < ec; e++) v[e] -= pb[e];
+    }
+}
+
+/* Row y of the output from the column sums v: the row is copied with its
+ * border into ext, each channel's running sum goes along it in NS
+ * interleaved segments (independent dependency chains) into sums, which
+ * are then scaled and stored in the output's type. */
+enum { NS = 4 };
+
+static void slide_segments(const double *ext, double *sums, int w, int r, int ch, int c) {
+    const int len = (w + NS - 1) / NS; /* the last segments may be short or empty */
+    double sum[NS] = {0};
+    for (int k = 0; k < NS; k++)
+        for (int j = 0; j <= 2 * r && k * len < w; j++) sum[k] += ext[(size_t)(k * len + j) * ch + c];
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < NS; k++) {
+            const size_t x = (size_t)(k * len + i);
+            if (x >= (size_t)w) break;
+            sums[x * ch + c] = sum[k];
+            sum[k] += ext[(x + 2 * (size_t)r + 1) * ch + c] - ext[x * ch + c];
+        }
+}
+
+static void row_sums(const box_state *s, const double *v, double *ext, double *sums, int y) {
+    const int w = s->w, r = s->radius, ch = s->ch;
+    memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
+    for (int j = -r; j < w + r + 1; j++) { /* the borders, and one 0 past the end */
+        if (j == 0) j = w;
+        const int x = j < w + r ? bf_map(j, w, s->border) : -1;
+        for (int c = 0; c < ch; c++) ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
+    }
+    if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
+        const size_t n = (size_t)w * ch;
+        memcpy(sums, ext, n * sizeof *sums);
+        for (int d = 1; d <= 2 * r; d++) { /* a pass per offset: vectorises along the row */
+            const double *shifted = ext + (size_t)d * ch;
+            for (size_t e = 0; e < n; e++) sums[e] += shifted[e];
+        }
+    } else {
+        for (int c = 0; c < ch; c++) slide_segments(ext, sums, w, r, ch, c);
+    }
+    const double area = (2.0 * r + 1) * (2.0 * r + 1), inv = 1.0 / area;
+    const size_t n = (size_t)w * ch, row = (size_t)y * n;
+    if (s->format == FMT_F32) {
+        float *out = (float *)s->out + row;
+        for (size_t e = 0; e < n; e++) out[e] = (float)(sums[e] * inv);
+    } else {
+        unsigned char *out = (unsigned char *)s->out + row;
+        const uint64_t half = (uint64_t)area / 2, a = (uint64_t)area;
+        for (size_t e = 0; e < n; e++) out[e] = (unsigned char)(((uint64_t)sums[e] + half) / a);
+    }
+}
+
+/* Separable running sums in double (no drift to restart from; exact for
+ * RGBA8): each thread takes a band of rows, starts its column sums with the
+ * full window at the band's first row, then slides them down: O(1) work per
+ * pixel at any radius (rows of r <= 3 are summed directly). */
+static co_status run_omp(co_job *job) {
+    box_state *s = job->prob->state;
+    const int h = s->h, r = s->radius, border = s->border;
+    const size_t ec = (size_t)s->w * s->ch;
+    bool failed = false;
+#pragma omp parallel
+    {
+        double *v = malloc(ec * sizeof *v);
+        double *ext = malloc(((size_t)s->w + 2 * (size_t)r + 1) * s->ch * sizeof *ext);
+        double *sums = malloc(ec * sizeof *sums);
+        if (!v || !ext || !sums) {
+#pragma omp atomic write
+            failed = true;
+        }
+        int next = -1; /* the row this thread's column sums are ready for */
+#pragma omp for schedule(static)
+        for (int y = 0; y < h; y++) {
+            if (!v || !ext || !sums) continue;
+            if (y != next) { /* the first row of this thread's band */
+                memset(v, 0, ec * sizeof *v);
+                for (int d = -r; d <= r; d++) add_rows(s, v, bf_map(y + d, h, border), -1);
+            } else {
+                add_rows(s, v, bf_map(y + r, h, border), bf_map(y - r - 1, h, border));
+            }
+            next = y + 1;
+            row_sums(s, v, ext, sums, y);
+        }
+        free(v);
+        free(ext);
+        free(sums);
+    }
+    return failed ? co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter row buffers")
+                  : CO_OK;
+}
+
+/* ---- device variants: one kernel source for OpenCL and CUDA ---- */
+
+static size_t ceil_to(size_t x, size_t step) { return (x + step - 1) / step * step; }
+
+static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
+                            co_kernel **k) {
+    const box_state *s = job->prob->state;
+    char extra[160], defines[512];
+    snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s", s->format, first,
+             final, more ? " " : "", more ? more : "");
+    co_job_defines(job, extra, defines, sizeof defines);
+    return co_job_kernel(job, "boxfilter", entry, defines, k);
+}
+
+/* The intermediate of the two-pass variants: raw sums (float or uint32). */
+static co_status scratch(co_job *job, co_buf **out) {
+    box_state *s = job->prob->state;
+    if (!s->tmp) {
+        co_status st = job->dev->backend->alloc(job->dev, s->elems * 4, &s->tmp);
+        if (st) return st;
+        s->dev = job->dev;
+    }
+    *out = s->tmp;
+    return CO_OK;
+}
+
+static void group(const co_job *job, size_t def, size_t local[3]) {
+    local[0] = job->local[0] ? job->local[0] : def;
+    local[1] = job->local[1] ? job->local[1] : def;
+    local[2] = 1;
+}
+
+/* The work-group of a tiled kernel comes from its parameters. */
+static co_status fixed_local(const co_job *job, const size_t local[2]) {
+    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
+        return co_fail(CO_ERR_INVALID, "variant '%s' sets its work-group from its parameters "
+                       "(%zux%zu here); change them with --param, not --local",
+                       job->var->name, local[0], local[1]);
+    return CO_OK;
+}
+
+/* One pass over an element grid of W*ch x H: naive (dir < 0) or a line sum. */
+static co_status grid_pass(co_job *job, const char *entry, int first, int final, int dir,
+                           co_buf *src, co_buf *dst) {
+    box_state *s = job->prob->state;
+    size_t local[3];
+    group(job, 16, local);
+    const size_t global[3] = {(size_t)s->w * s->ch, (size_t)s->h, 1};
+    co_kernel *k;
+    co_status st = co_job_check(job, 2, local, 0);
+    if (!st) st = kernel_for(job, entry, first, final, NULL, &k);
+    if (st) return st;
+    co_arg args[7] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border)};
+    size_t n = 4;
+    if (dir >= 0) args[n++] = CO_INT(dir);
+    args[n++] = CO_BUF(src);
+    args[n++] = CO_BUF(dst);
+    return co_job_launch(job, k, 2, global, local, 0, n, args);
+}
+
+static co_status run_naive(co_job *job) {
+    co_array *a = job->prob->arrays;
+    return grid_pass(job, "box_naive", 1, 1, -1, a[BOX_IN].buf, a[BOX_OUT].buf);
+}
+
+static co_status run_separable(co_job *job) {
+    co_array *a = job->prob->arrays;
+    co_buf *tmp;
+    co_status st = scratch(job, &tmp);
+    if (!st) st = grid_pass(job, "box_line", 1, 0, 0, a[BOX_IN].buf, tmp);
+    return st ? st : grid_pass(job, "box_line", 0, 1, 1, tmp, a[BOX_OUT].buf);
+}
+
+/* Both passes of a transposing variant: in (h x w) -> tmp (w x h) -> out. */
+typedef co_status (*transposing_pass)(co_job *job, int first, int final, int w, int h,
+                                      co_buf *src, co_buf *dst);
+
+static co_status two_transposed(co_job *job, transposing_pass pass) {
+    box_state *s = job->prob->state;
+    co_array *a = job->prob->arrays;
+    co_buf *tmp;
+    co_status st = scratch(job, &tmp);
+    if (!st) st = pass(job, 1, 0, s->w, s->h, a[BOX_IN].buf, tmp);
+    return st ? st : pass(job, 0, 1, s->h, s->w, tmp, a[BOX_OUT].buf);
+}
+
+static co_status transpose_pass(co_job *job, int first, int final, int w, int h, co_buf *src,
+                                co_buf *dst) {
+    const box_state *s = job->prob->state;
+    const size_t tile = (size_t)co_job_param(job, "TILE");
+    const size_t local[3] = {tile, tile, 1}, global[3] = {ceil_to((size_t)w, tile), ceil_to((size_t)h, tile), 1};
+    const size_t lmem = tile * (tile * s->ch + 1) * 4;
+    co_kernel *k;
+    co_status st = fixed_local(job, local);
+    if (!st) st = co_job_check(job, 2, local, lmem);
+    if (!st) st = kernel_for(job, "box_transpose", first, final, NULL, &k);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(w), CO_INT(h), CO_INT(s->radius), CO_INT(s->border), CO_BUF(src),
+                           CO_BUF(dst)};
+    return co_job_launch(job, k, 2, global, local, lmem, 6, args);
+}
+
+static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_buf *src,
+                            co_buf *dst) {
+    const box_state *s = job->prob->state;
+    const size_t tile = (size_t)co_job_param(job, "TILE"), sy = (size_t)co_job_param(job, "SY");
+    const size_t seg = (size_t)co_job_param(job, "SEG");
+    if (seg % tile || tile < (size_t)s->ch)
+        return co_fail(CO_ERR_INVALID, "sliding needs SEG a multiple of TILE and TILE >= %d "
+                       "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
+    const size_t local[3] = {tile, sy, 1};
+    const size_t segments = ((size_t)h + seg - 1) / seg;
+    const size_t global[3] = {ceil_to((size_t)w * s->ch, tile), ceil_to(segments, sy), 1};
+    const size_t lmem = sy * tile * (tile + 1) * 4;
+    co_kernel *k;
+    co_status st = fixed_local(job, local);
+    if (!st) st = co_job_check(job, 2, local, lmem);
+    if (!st) st = kernel_for(job, "box_slide", first, final, NULL, &k);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(w), CO_INT(h), CO_INT(s->radius), CO_INT(s->border),
+                           CO_INT(seg), CO_BUF(src), CO_BUF(dst)};
+    return co_job_launch(job, k, 2, global, local, lmem, 7, args);
+}
+
+/* The fused single pass where its strip and halo fit local memory (rows
+ * per batch halved until they do), else the two transposed passes. */
+static co_status run_sliding(co_job *job) {
+    const box_state *s = job->prob->state;
+    const size_t nt = (size_t)co_job_param(job, "NT"), seg = (size_t)co_job_param(job, "SEG");
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch;
+    size_t batch = (size_t)co_job_param(job, "BATCH"), need = 0;
+    if (batch > nt) batch = nt;
+    for (; batch >= 1; batch /= 2) {
+        need = (hc * (batch + 1) + batch * nt) * 4;
+        if (need <= job->dev->info.local_mem_bytes) break;
+    }
+    if (!co_job_param(job, "FUSE") || batch < 1) return two_transposed(job, slide_pass);
+    const size_t local[3] = {nt, 1, 1};
+    const size_t global[3] = {ceil_to((size_t)s->w * s->ch, nt), ((size_t)s->h + seg - 1) / seg, 1};
+    /* The local array's size is a define: rounded up so radii share builds. */
+    const size_t lmem = ceil_to(need / 4, 1024) * 4;
+    char more[64];
+    snprintf(more, sizeof more, "-DLMAX=%zu", lmem / 4);
+    co_array *a = job->prob->arrays;
+    co_kernel *k;
+    co_status st = fixed_local(job, local);
+    if (!st) st = co_job_check(job, 2, local, lmem);
+    if (!st) st = kernel_for(job, "box_fused", 1, 1, more, &k);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
+                           CO_INT(seg), CO_INT(batch), CO_BUF(a[BOX_IN].buf),
+                           CO_BUF(a[BOX_OUT].buf)};
+    return co_job_launch(job, k, 2, global, local, lmem, 8, args);
+}
+
+static co_status run_transpose(co_job *job) { return two_transposed(job, transpose_pass); }
+
+static bool has_images(const co_device *dev, const char **why) {
+    if (!dev->backend->image_support) {
+        *why = "this backend has no image objects";
+        return false;
+    }
+    return dev->backend->image_support(dev, why);
+}
+
+/* The input copied into an image (device time counted), then one
+ * work-item per pixel reads its window through the texture path. */
+static co_status run_image(co_job *job) {
+    box_state *s = job->prob->state;
+    co_device *dev = job->dev;
+    co_array *a = job->prob->arrays;
+    co_status st = CO_OK;
+    if (!s->img) {
+        st = dev->backend->image_alloc(dev, (size_t)s->w, (size_t)s->h,
+                                       s->format == FMT_RGBA8 ? CO_IMG_RGBA_U8 : CO_IMG_R_F32,
+                                       s->border == BF_ZERO ? CO_IMG_ZERO : CO_IMG_EDGE, &s->img);
+        if (st) return st;
+        s->dev = dev;
+    }
+    double ms = 0;
+    if ((st = dev->backend->image_copy_from_buffer(dev, s->img, a[BOX_IN].buf, &ms))) return st;
+    co_job_add_time(job, ms);
+    size_t local[3];
+    group(job, 16, local);
+    const size_t global[3] = {(size_t)s->w, (size_t)s->h, 1};
+    co_kernel *k;
+    char more[48];
+    snprintf(more, sizeof more, "-DBF_IMAGES=1 -DBF_BORDER=%d", s->border);
+    if (!(st = co_job_check(job, 2, local, 0))) st = kernel_for(job, "box_image", 1, 1, more, &k);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
+                           CO_IMAGE(s->img), CO_BUF(a[BOX_OUT].buf)};
+    return co_job_launch(job, k, 2, global, local, 0, 6, args);
+}
+
+static const co_param_def transpose_params[] = {
+    {"TILE", 16, 4, 32, true, "work-groups of TILE x TILE pixels", 0},
+};
+static const co_param_def sliding_params[] = {
+    {"FUSE", 1, 0, 1, false, "1: one fused pass where the halo fits local memory; 0: two "
+     "transposed passes", 0},
+    {"SEG", 256, 4, 65536, false, "rows per segment, where float sums restart (two passes: "
+     "a multiple of TILE)", 512},
+    {"NT", 128, 32, 1024, true, "fused: work-items per group = element columns per strip", 256},
+    {"BATCH", 16, 1, 64, true, "fused: rows slid per batch (halved to fit local memory)", 0},
+    {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
+     "block", 0},
+    {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
+};
+
+
+static const co_variant variants[] = {
+    {.name = "c", .summary = "direct window sum, one core", .on = CO_ON_C, .run = run_c},
+    {.name = "omp", .summary = "separable running sums in double, all cores", .on = CO_ON_OMP,
+     .run = run_omp},
+    {.name = "naive", .summary = "one work-item per element sums its whole window",
+     .on = CO_ON_DEVICE, .run = run_naive},
+    {.name = "separable", .summary = "horizontal pass, vertical pass, intermediate buffer",
+     .on = CO_ON_DEVICE, .run = run_separable},
+    {.name = "transpose", .summary = "each pass writes transposed: both read along rows",
+     .on = CO_ON_DEVICE, CO_PARAMS(transpose_params), .run = run_transpose,
+     .test_params = "TILE=8"},
+    {.name = "image", .summary = "window read through images/textures, hardware borders",
+     .on = CO_ON_DEVICE, .available = has_images, .run = run_image},
+    {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
+     .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
+     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7"},
+};
+
+const co_workload co_workload_boxfilter = {
+    .name = "boxfilter",
+    .summary = "(2r+1)^2 mean filter, float32 or RGBA8, clamp/reflect101/zero borders",
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .variants = variants,
+    .nvariants = sizeof variants / sizeof variants[0],
+    .defaults = {"c", "omp", "sliding", "sliding"},
+    .bench_sets = "width=2048 height=2048 radius=4",
+    .quick_sets = "width=512 height=384 radius=2",
+    /* Every border x radius x format once, on sizes of 1x1 up to 100x37,
+     * several narrower or shorter than the window: 32 sets. */
+    .test_sets =
+        "width=100 height=37 radius=0 border=clamp format=f32;"
+        "width=3 height=5 radius=1 border=clamp format=f32;"
+        "width=1 height=1 radius=2 border=clamp format=f32;"
+        "width=5 height=70 radius=7 border=clamp format=f32;"
+        "width=100 height=37 radius=31 border=clamp format=f32;"
+        "width=3 height=5 radius=0 border=reflect101 format=f32;"
+        "width=100 height=37 radius=1 border=reflect101 format=f32;"
+        "width=67 height=3 radius=2 border=reflect101 format=f32;"
+        "width=3 height=5 radius=7 border=reflect101 format=f32;"
+        "width=5 height=70 radius=31 border=reflect101 format=f32;"
+        "width=1 height=1 radius=0 border=zero format=f32;"
+        "width=67 height=3 radius=1 border=zero format=f32;"
+        "width=100 height=37 radius=2 border=zero format=f32;"
+        "width=100 height=37 radius=7 border=zero format=f32;"
+        "width=3 height=5 radius=31 border=zero format=f32;"
+        "width=67 height=3 radius=0 border=clamp format=rgba8;"
+        "width=100 height=37 radius=1 border=clamp format=rgba8;"
+        "width=3 height=5 radius=2 border=clamp format=rgba8;"
+        "width=1 height=1 radius=7 border=clamp format=rgba8;"
+        "width=67 height=3 radius=31 border=clamp format=rgba8;"
+        "width=100 height=37 radius=0 border=reflect101 format=rgba8;"
+        "width=1 height=1 radius=1 border=reflect101 format=rgba8;"
+        "width=5 height=70 radius=2 border=reflect101 format=rgba8;"
+        "width=67 height=3 radius=7 border=reflect101 format=rgba8;"
+        "width=100 height=37 radius=31 border=reflect101 format=rgba8;"
+        "width=5 height=70 radius=0 border=zero format=rgba8;"
+        "width=3 height=5 radius=1 border=zero format=rgba8;"
+        "width=100 height=37 radius=2 border=zero format=rgba8;"
+        "width=5 height=70 radius=7 border=zero format=rgba8;"
+        "width=1 height=1 radius=31 border=zero format=rgba8;"
+        "width=2 height=2 radius=31 border=reflect101 format=f32;"
+        "width=2 height=9 radius=7 border=reflect101 format=rgba8",
+    .init = init,
+    .fill = fill,
+    .verify = verify,
+    .save = save,
+    .destroy = destroy,
+};

@@ -1,0 +1,674 @@
+/* Workload collider: N balls (position, velocity, radius, mass; structure
+ * of arrays) bouncing off each other and the walls of a W x H box -- seed
+ * 000's 2D collider with physics that conserves momentum. The physics is
+ * kernels/collider.cl, written once: the devices compile it, and the c and
+ * omp variants run the very same functions as host C (collider_host.h).
+ *
+ * Variants: c / omp (brute force O(N^2), one core / all cores), c-grid /
+ * omp-grid (uniform-grid broad phase), and on OpenCL/CUDA devices `brute`
+ * (the seed's O(N^2) kernel, SPLIT work-items per ball) and `grid` (cell of
+ * each ball with an atomic count, device scan, scatter of the ids, the balls
+ * gathered in cell order so that neighbours are contiguous, 3 x 3 neighbour
+ * cells: O(N) per step). A run is --steps steps; its arrays: the initial
+ * state and the properties in, the final state out (by ball id), and
+ * scratch (the second state or the gathered balls, the grid) that is
+ * neither uploaded nor downloaded. With --frames the state is downloaded
+ * and drawn every K steps inside the run: such a run's times include it.
+ *
+ * Verification, every run; the reported error is the largest ratio of a
+ * measured deviation to its bound (so the tolerance is 1):
+ *  - reference (the first steps: runs of at most REF_MAX_STEPS steps; in a
+ *    dense box float and double trajectories part soon after): the same physics in
+ *    double on the host; per ball max(|dx|/r_min, |dv|/v_max), bounded by
+ *    REF_ULPS float roundings at the box's scale per step. A contact that
+ *    falls within rounding of touching is decided differently in float and
+ *    double and sends those balls elsewhere: up to one ball in 1000
+ *    (N / 1000, so none below 1000 balls) may differ by more;
+ *  - invariants, always: every value finite and inside the box; no pair
+ *    overlapping by more than OVERLAP_MAX of r_i + r_j; without the
+ *    reference, kinetic energy within ENERGY_TOL + ENERGY_PER_STEP x steps
+ *    of the start (relative: the
+ *    impulses of a ball's simultaneous contacts are summed, which changes the
+ *    energy a little where three or more balls touch at once); with periodic
+ *    boundaries the total momentum within MOMENTUM_ULPS float roundings per
+ *    step (relative to sum m|v|).
+ * A run longer than REF_MAX_STEPS is checked by its invariants alone
+ * (chaos: float and double trajectories part after enough contacts). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/image.h"
+#include "workloads/collider_host.h"
+
+#define REF_MAX_STEPS 10
+#define REF_ULPS 64.0
+#define OVERLAP_MAX 0.5
+#define ENERGY_TOL 0.05 /* plus ENERGY_PER_STEP each step */
+#define ENERGY_PER_STEP 1e-4
+#define MOMENTUM_ULPS 1.0
+#define MAX_BALLS (1 << 28)     /* kernels index 4n with int */
+#define SCAN_BLOCK_HOST 2048    /* SCAN_BLOCK of the kernel: 256 work-items x 8 */
+#define MAX_LEVELS 8
+/* Brute force past this many pair tests per run would take minutes. */
+#define BRUTE_HOST_MAX 2e11
+#define BRUTE_DEVICE_MAX 2e13
+
+/* Arrays, in this order. */
+enum { A_IN, A_PROPS, A_OUT, A_TMP, A_CELL, A_RANK, A_SORTED, A_GRID };
+
+typedef struct collider_state {
+    collider_cfg cfg;
+    double radius, radius_max, speed, rmin, rmax;
+    int scenario;
+    float *in, *props, *out, *tmp;
+    host_grid grid;
+    /* levels of the device scan in the grid array: offsets and lengths */
+    int nlevels, lev_off[MAX_LEVELS], lev_len[MAX_LEVELS];
+    const char *frames;
+    int every;
+    co_status frame_status;
+    bool have_ref;
+    double *ref;
+} collider_state;
+
+static const co_option_def options[] = {
+    {"balls", "20000", "number of balls"},
+    {"radius", "0.5", "ball radius (the smallest with --radius-max)"},
+    {"radius-max", NULL, "largest radius: radii uniform in [radius, radius-max]; mass = pi r^2"},
+    {"width", "800", "box width"},
+    {"height", "600", "box height"},
+    {"speed", "1", "initial velocity components uniform in [-speed, speed]"},
+    {"dt", "0.1", "time step"},
+    {"steps", "10", "steps per run (0: the initial state)"},
+    {"boundary", "walls", "walls (reflect) or periodic (wrap-around)"},
+    {"scenario", "random", "random, or a fixed test case: one, headon, unequal, glancing, wall, "
+                           "three, crowd (sets balls, radii, box and velocities)"},
+    {"output", NULL, "write the final state as CSV: x,y,vx,vy,r,m, one row per ball"},
+    {"frames", NULL, "directory for PNG frames of the run (timed with it)"},
+    {"every", "10", "with --frames: a frame every K steps"},
+    {"image", NULL, "write the final state as a PNG"},
+};
+
+static const char scenarios[] = "random|one|headon|unequal|glancing|wall|three|crowd";
+enum { S_RANDOM, S_ONE, S_HEADON, S_UNEQUAL, S_GLANCING, S_WALL, S_THREE, S_CROWD };
+
+/* A fixed case: box, and balls as x, y, vx, vy, r. */
+typedef struct scenario {
+    double w, h;
+    int n;
+    float balls[5][5];
+} scenario;
+
+static const scenario fixed[] = {
+    [S_ONE] = {10, 8, 1, {{3.3f, 4.1f, 0.7f, -0.45f, 0.5f}}},
+    [S_HEADON] = {10, 10, 2, {{4, 5, 1, 0, 0.5f}, {6, 5, -1, 0, 0.5f}}},
+    [S_UNEQUAL] = {10, 10, 2, {{3.5f, 5, 1, 0, 1}, {6.5f, 5, -1, 0, 0.5f}}},
+    [S_GLANCING] = {10, 10, 2, {{3, 5, 1, 0, 0.5f}, {6, 5.5f, 0, 0, 0.5f}}},
+    [S_WALL] = {10, 10, 4,
+                {{0.5f, 3, 0, 0.5f, 0.5f}, {9.5f, 5, 0, 0, 0.5f}, {5, 9.5f, 0.3f, 0, 0.5f},
+                 {5, 5, 0, -1, 0.5f}}},
+    [S_THREE] = {10, 10, 3, {{3, 5, 1, 0, 0.5f}, {5, 5, 0, 0, 0.5f}, {5, 3, 0, 1, 0.5f}}},
+};
+/* crowd: one ball of radius 3 driven into 36 balls of radius 0.25 that
+ * share one grid cell (cells are sized by the big ball). */
+#define CROWD_SIDE 6
+
+static co_status bad(const char *what, double value, const char *why) {
+    return co_fail(CO_ERR_INVALID, "collider: %s = %g %s", what, value, why);
+}
+
+/* The grid: cells at least the largest diameter wide, and not many more
+ * cells than balls (a huge sparse box would spend its time on empty cells). */
+static void grid_shape(collider_cfg *c, double rmax) {
+    double cell = 2.0 * rmax * (1.0 + 1e-3); /* slack for the rounding of cell indices */
+    const double limit = 4.0 * c->n + 4096.0;
+    for (;;) {
+        double nx = floor(c->w / cell), ny = floor(c->h / cell);
+        nx = nx < 1 ? 1 : nx, ny = ny < 1 ? 1 : ny;
+        if (nx * ny <= limit) {
+            c->ncx = (int)nx, c->ncy = (int)ny;
+            return;
+        }
+        cell *= 1.25;
+    }
+}
+
+static co_status read_options(collider_state *s, const co_option *o, size_t n, size_t *balls) {
+    collider_cfg *c = &s->cfg;
+    size_t steps, every;
+    int boundary;
+    co_status st = co_opt_choice(o, n, "scenario", scenarios, S_RANDOM, &s->scenario);
+    if (!st) st = co_opt_size(o, n, "balls", 20000, balls);
+    if (!st) st = co_opt_real(o, n, "radius", 0.5, 1e-6, 1e6, &s->radius);
+    if (!st) st = co_opt_real(o, n, "radius-max", s->radius, s->radius, 1e6, &s->radius_max);
+    if (!st) st = co_opt_real(o, n, "width", 800, 1e-6, 1e9, &c->w);
+    if (!st) st = co_opt_real(o, n, "height", 600, 1e-6, 1e9, &c->h);
+    if (!st) st = co_opt_real(o, n, "speed", 1, 1e-9, 1e9, &s->speed);
+    if (!st) st = co_opt_real(o, n, "dt", 0.1, 1e-9, 1e9, &c->dt);
+    if (!st && co_opt(o, n, "steps") && strcmp(co_opt(o, n, "steps"), "0") == 0) steps = 0;
+    else if (!st) st = co_opt_size(o, n, "steps", 10, &steps);
+    if (!st) st = co_opt_choice(o, n, "boundary", "walls|periodic", 0, &boundary);
+    if (!st) st = co_opt_size(o, n, "every", 10, &every);
+    if (st) return st;
+    if (steps > 100000000) return bad("--steps", (double)steps, "is over 10^8");
+    if (*balls > MAX_BALLS) return bad("--balls", (double)*balls, "is over 2^28");
+    c->steps = (int)steps;
+    c->periodic = boundary;
+    s->every = every > 1u << 30 ? 1 << 30 : (int)every;
+    s->frames = co_opt(o, n, "frames");
+    return CO_OK;
+}
+
+static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
+    collider_state *s = calloc(1, sizeof *s);
+    if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    p->state = s;
+    collider_cfg *c = &s->cfg;
+    size_t balls;
+    co_status st = read_options(s, opts, nopts, &balls);
+    if (st) return st;
+    double vmax = s->speed;
+    s->rmin = s->radius, s->rmax = s->radius_max;
+    if (s->scenario == S_CROWD) {
+        c->w = c->h = 20, balls = 1 + CROWD_SIDE * CROWD_SIDE;
+        s->rmin = 0.25, s->rmax = 3, vmax = 1;
+    } else if (s->scenario != S_RANDOM) {
+        const scenario *f = &fixed[s->scenario];
+        c->w = f->w, c->h = f->h, balls = (size_t)f->n;
+        s->rmin = 1e9, s->rmax = 0, vmax = 0;
+        for (int i = 0; i < f->n; i++) {
+            s->rmin = fmin(s->rmin, f->balls[i][4]), s->rmax = fmax(s->rmax, f->balls[i][4]);
+            vmax = fmax(vmax, fmax(fabs(f->balls[i][2]), fabs(f->balls[i][3])));
+        }
+    } else {
+        /* Initial balls sit on a lattice of sites at least 2.1 r_max apart. */
+        const double site = 2.1 * s->rmax, sites = floor(c->w / site) * floor(c->h / site);
+        if (sites < (double)balls)
+            return co_fail(CO_ERR_INVALID,
+                           "collider: %zu balls of radius up to %g do not fit apart in a %g x %g "
+                           "box (at most %.0f); enlarge --width/--height or lower --balls",
+                           balls, s->rmax, c->w, c->h, sites);
+    }
+    c->n = (int)balls;
+    if (c->w < 4 * s->rmax || c->h < 4 * s->rmax)
+        return co_fail(CO_ERR_INVALID, "collider: the box %g x %g must be at least 4 radii "
+                       "(4 x %g) wide and high", c->w, c->h, s->rmax);
+    /* A step must move a ball well under its radius, or it can pass through
+     * another one (a collision can double a light ball's speed). */
+    if (vmax * c->dt > 0.25 * s->rmin)
+        return co_fail(CO_ERR_INVALID, "collider: --speed x --dt = %g moves a ball more than a "
+                       "quarter of its radius %g per step (balls could pass through each "
+                       "other); lower --dt", vmax * c->dt, s->rmin);
+    grid_shape(c, s->rmax);
+
+    /* The scan of the cell counts: level k holds the block sums of level k-1. */
+    const size_t n = balls, cells = (size_t)c->ncx * (size_t)c->ncy;
+    s->lev_len[0] = (int)(cells + 1);
+    s->nlevels = 1;
+    size_t total = cells + 1;
+    while (s->lev_len[s->nlevels - 1] > 1) {
+        const int len = s->lev_len[s->nlevels - 1];
+        s->lev_off[s->nlevels] = (int)total;
+        s->lev_len[s->nlevels] = (len + SCAN_BLOCK_HOST - 1) / SCAN_BLOCK_HOST;
+        total += (size_t)s->lev_len[s->nlevels++];
+    }
+    const size_t f4 = 4 * n * sizeof(float), i1 = n * sizeof(int);
+    st = co_problem_array(p, "state0", f4, false, (void **)&s->in);
+    if (!st) st = co_problem_array(p, "props", 2 * n * sizeof(float), false, (void **)&s->props);
+    if (!st) st = co_problem_array(p, "state", f4, true, (void **)&s->out);
+    /* brute force: the second state (4n); grid: the balls gathered in cell order (6n) */
+    if (!st) st = co_problem_array(p, "state_tmp", 6 * n * sizeof(float), false,
+                                   (void **)&s->tmp);
+    if (!st) st = co_problem_array(p, "cell", i1, false, (void **)&s->grid.cell);
+    if (!st) st = co_problem_array(p, "rank", i1, false, (void **)&s->grid.rank);
+    if (!st) st = co_problem_array(p, "sorted", i1, false, (void **)&s->grid.sorted);
+    if (!st) st = co_problem_array(p, "grid", total * sizeof(int), false, (void **)&s->grid.start);
+    if (st) return st;
+    for (size_t i = A_TMP; i < p->narrays; i++) p->arrays[i].scratch = true;
+    co_problem_size(p, "balls", n);
+    co_problem_size(p, "steps", (size_t)c->steps);
+    char text[32];
+    snprintf(text, sizeof text, "%g", c->w);
+    co_problem_text(p, "width", text);
+    snprintf(text, sizeof text, "%g", c->h);
+    co_problem_text(p, "height", text);
+    co_problem_text(p, "boundary", c->periodic ? "periodic" : "walls");
+    co_problem_rate(p, "steps", (double)c->steps);
+    co_problem_rate(p, "ball-steps", (double)n * c->steps);
+    return CO_OK;
+}
+
+static void set_ball(collider_state *s, size_t i, double x, double y, double vx, double vy,
+                     double r) {
+    const size_t n = (size_t)s->cfg.n;
+    s->in[i] = (float)x, s->in[n + i] = (float)y;
+    s->in[2 * n + i] = (float)vx, s->in[3 * n + i] = (float)vy;
+    s->props[i] = (float)r;
+    s->props[n + i] = (float)(M_PI * r * r);
+}
+
+static double uniform(co_rng *r) { return (double)(co_rng_next(r) >> 11) * 0x1p-53; }
+
+/* Random balls that never overlap: one per site of a lattice of sites
+ * 2.1 r_max apart or, in a sparser box, as far apart as 90% of the sites
+ * the box could hold (so that neighbours do not start nearly touching);
+ * the sites spread evenly over the lattice (one chosen at random in each
+ * of n equal runs of sites), the ball jittered within its site, then the
+ * balls shuffled so that ids say nothing about places. */
+static void fill_random(collider_state *s, co_rng *rng) {
+    const collider_cfg *c = &s->cfg;
+    const size_t n = (size_t)c->n;
+    double site = sqrt(0.9 * c->w * c->h / (double)n);
+    while (site > 2.1 * s->rmax && floor(c->w / site) * floor(c->h / site) < (double)n)
+        site *= 0.97; /* the rounding down of sites per row and column */
+    site = fmax(site, 2.1 * s->rmax); /* init checked that these fit */
+    const double nx = floor(c->w / site);
+    const double sites = nx * floor(c->h / site);
+    for (size_t i = 0; i < n; i++) {
+        const double lo = floor((double)i * sites / (double)n);
+        const double hi = floor((double)(i + 1) * sites / (double)n);
+        const double k = lo + floor(uniform(rng) * (hi - lo));
+        const double r = s->rmin + (s->rmax - s->rmin) * uniform(rng);
+        const double slack = site / 2 - r;
+        const double x = (fmod(k, nx) + 0.5) * site + slack * (2 * uniform(rng) - 1);
+        const double y = (floor(k / nx) + 0.5) * site + slack * (2 * uniform(rng) - 1);
+        set_ball(s, i, x, y, co_rng_float(rng, (float)-s->speed, (float)s->speed),
+                 co_rng_float(rng, (float)-s->speed, (float)s->speed), r);
+    }
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates over all six arrays */
+        const size_t j = (size_t)(co_rng_next(rng) % i);
+        for (size_t a = 0; a < 6; a++) {
+            float *v = a < 4 ? s->in + a * n : s->props + (a - 4) * n;
+            const float t = v[i - 1];
+            v[i - 1] = v[j], v[j] = t;
+        }
+    }
+}
+
+static void fill(co_problem *p, uint64_t seed) {
+    collider_state *s = p->state;
+    co_rng rng = {seed};
+    s->have_ref = false;
+    if (s->scenario == S_RANDOM) {
+        fill_random(s, &rng);
+    } else if (s->scenario == S_CROWD) {
+        set_ball(s, 0, 4.2, 10, 1, 0, 3); /* a step or two from contact */
+        for (int i = 0; i < CROWD_SIDE * CROWD_SIDE; i++)
+            set_ball(s, (size_t)i + 1, 7.5 + 0.6 * (i % CROWD_SIDE), 7.5 + 0.6 * (i / CROWD_SIDE),
+                     co_rng_float(&rng, -0.1f, 0.1f), co_rng_float(&rng, -0.1f, 0.1f), 0.25);
+    } else {
+        const scenario *f = &fixed[s->scenario];
+        for (int i = 0; i < f->n; i++)
+            set_ball(s, (size_t)i, f->balls[i][0], f->balls[i][1], f->balls[i][2],
+                     f->balls[i][3], f->balls[i][4]);
+    }
+}
+
+/* ---- verification ---- */
+
+typedef struct totals {
+    double ke, px, py, pabs, vmax;
+} totals;
+
+static totals totals_of(const float *st, const float *props, size_t n) {
+    totals t = {0};
+    for (size_t i = 0; i < n; i++) {
+        const double m = props[n + i], vx = st[2 * n + i], vy = st[3 * n + i];
+        const double v = sqrt(vx * vx + vy * vy);
+        t.ke += 0.5 * m * (vx * vx + vy * vy);
+        t.px += m * vx, t.py += m * vy, t.pabs += m * v;
+        t.vmax = fmax(t.vmax, v);
+    }
+    return t;
+}
+
+static double image_delta(double d, double len, int periodic) {
+    return periodic ? d - len * floor(d / len + 0.5) : d;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per-ball deviation from the reference, its allowed quantile over the bound. */
+static co_status reference_error(collider_state *s, double *ratio) {
+    const collider_cfg *c = &s->cfg;
+    const size_t n = (size_t)c->n;
+    if (!s->have_ref) {
+        free(s->ref);
+        s->ref = malloc(4 * n * sizeof *s->ref);
+        if (!s->ref) return co_fail(CO_ERR_NOMEM, "out of host memory for the reference");
+        co_status st = collider_reference(c, s->in, s->props, s->ref);
+        if (st) return st;
+        s->have_ref = true;
+    }
+    double *e = malloc(n * sizeof *e);
+    if (!e) return co_fail(CO_ERR_NOMEM, "out of host memory for the reference");
+    const double vscale = fmax(totals_of(s->in, s->props, n).vmax, 1e-30);
+    for (size_t i = 0; i < n; i++) {
+        const double dx = image_delta(s->out[i] - s->ref[i], c->w, c->periodic);
+        const double dy = image_delta(s->out[n + i] - s->ref[n + i], c->h, c->periodic);
+        const double dv = hypot(s->out[2 * n + i] - s->ref[2 * n + i],
+                                s->out[3 * n + i] - s->ref[3 * n + i]);
+        const double ei = fmax(hypot(dx, dy) / s->rmin, dv / vscale);
+        e[i] = isnan(ei) ? INFINITY : ei;
+    }
+    qsort(e, n, sizeof *e, cmp_double);
+    const double bound = 0x1p-24 * fmax(c->w, c->h) / s->rmin * REF_ULPS * (c->steps + 1);
+    *ratio = e[n - 1 - n / 1000] / bound;
+    free(e);
+    return CO_OK;
+}
+
+static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
+                        size_t check_len) {
+    collider_state *s = p->state;
+    const collider_cfg *c = &s->cfg;
+    const size_t n = (size_t)c->n;
+    *tolerance = 1.0;
+    *error = INFINITY;
+    const bool ref = c->steps <= REF_MAX_STEPS;
+    snprintf(check, check_len, ref ? "f64 reference+invariants" : "invariants");
+    for (size_t i = 0; i < n; i++) { /* finite, inside the box */
+        const float x = s->out[i], y = s->out[n + i], r = c->periodic ? 0 : s->props[i];
+        if (!isfinite(s->out[2 * n + i]) || !isfinite(s->out[3 * n + i]) ||
+            !(x >= r * (1 - 1e-6f) && x <= c->w - r * (1 - 1e-6f)) ||
+            !(y >= r * (1 - 1e-6f) && y <= c->h - r * (1 - 1e-6f)))
+            return CO_OK;
+    }
+    double worst = 0, overlap;
+    co_status st = collider_max_overlap(c, s->out, s->props, &overlap);
+    if (st) return st;
+    worst = fmax(worst, overlap / OVERLAP_MAX);
+    const totals t0 = totals_of(s->in, s->props, n), t1 = totals_of(s->out, s->props, n);
+    if (!ref) /* with the reference, its per-ball velocities hold the energy */
+        worst = fmax(worst, fabs(t1.ke - t0.ke) / t0.ke / (ENERGY_TOL + ENERGY_PER_STEP * c->steps));
+    if (c->periodic)
+        worst = fmax(worst, hypot(t1.px - t0.px, t1.py - t0.py) / t0.pabs /
+                                (MOMENTUM_ULPS * 0x1p-24 * (c->steps + 1)));
+    if (ref) {
+        double r;
+        st = reference_error(s, &r);
+        if (st) return st;
+        worst = fmax(worst, r);
+    }
+    *error = worst;
+    return CO_OK;
+}
+
+/* ---- pictures and the state file ---- */
+
+/* The state as a picture: 1024 pixels along the longer side of the box,
+ * each ball a disc (at least one pixel) coloured by its speed. */
+static co_status draw(const collider_state *s, const float *st, const char *path) {
+    const collider_cfg *c = &s->cfg;
+    const size_t n = (size_t)c->n;
+    const double scale = 1024.0 / fmax(c->w, c->h);
+    const int W = (int)fmax(1, ceil(c->w * scale)), H = (int)fmax(1, ceil(c->h * scale));
+    unsigned char *px = malloc((size_t)W * H * 3);
+    if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for an image");
+    for (size_t i = 0; i < (size_t)W * H; i++) px[3 * i] = 16, px[3 * i + 1] = 18, px[3 * i + 2] = 28;
+    const double vref = fmax(2 * s->speed, 1e-30);
+    for (size_t i = 0; i < n; i++) {
+        const double x = st[i] * scale, y = (c->h - st[n + i]) * scale; /* y up */
+        const double r = fmax(s->props[i] * scale, 0.5);
+        const double v = fmin(1, hypot(st[2 * n + i], st[3 * n + i]) / vref);
+        const unsigned char rgb[3] = {(unsigned char)(60 + 195 * v), (unsigned char)(140 + 60 * v),
+                                      (unsigned char)(255 - 195 * v)};
+        const int x0 = (int)floor(x - r), x1 = (int)ceil(x + r);
+        const int y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
+        for (int py = y0 < 0 ? 0 : y0; py <= y1 && py < H; py++)
+            for (int qx = x0 < 0 ? 0 : x0; qx <= x1 && qx < W; qx++) {
+                const double dx = qx + 0.5 - x, dy = py + 0.5 - y;
+                if (dx * dx + dy * dy <= r * r || (qx == (int)x && py == (int)y))
+                    memcpy(px + 3 * ((size_t)py * W + qx), rgb, 3);
+            }
+    }
+    co_status st2 = co_image_save_png(path, W, H, 3, px);
+    free(px);
+    return st2;
+}
+
+static void frame(void *ctx, const float *state, int step) {
+    collider_state *s = ctx;
+    if (s->frame_status) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/frame_%06d.png", s->frames, step);
+    s->frame_status = draw(s, state, path);
+}
+
+static co_status frames_begin(collider_state *s) {
+    s->frame_status = CO_OK;
+    if (!s->frames) return CO_OK;
+    if (mkdir(s->frames, 0777) && errno != EEXIST)
+        return co_fail(CO_ERR_IO, "collider: cannot create the frames directory '%s': %s",
+                       s->frames, strerror(errno));
+    return CO_OK;
+}
+
+static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
+    collider_state *s = p->state;
+    const size_t n = (size_t)s->cfg.n;
+    const char *image = co_opt(opts, nopts, "image"), *path = co_opt(opts, nopts, "output");
+    if (image) {
+        co_status st = draw(s, s->out, image);
+        if (st) return st;
+    }
+    if (!path) return CO_OK;
+    FILE *f = fopen(path, "w");
+    if (!f) return co_fail(CO_ERR_IO, "collider: cannot write '%s': %s", path, strerror(errno));
+    fputs("x,y,vx,vy,r,m\n", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->out[i], s->out[n + i],
+                s->out[2 * n + i], s->out[3 * n + i], s->props[i], s->props[n + i]);
+    if (fclose(f))
+        return co_fail(CO_ERR_IO, "collider: error writing '%s': %s", path, strerror(errno));
+    return CO_OK;
+}
+
+static void destroy(co_problem *p) {
+    collider_state *s = p->state;
+    if (!s) return;
+    free(s->ref);
+    free(s);
+    p->state = NULL;
+}
+
+/* ---- variants ---- */
+
+static co_status brute_allowed(const co_job *job, double limit) {
+    const collider_cfg *c = &((collider_state *)job->prob->state)->cfg;
+    const double pairs = (double)c->n * c->n * c->steps;
+    if (pairs > limit)
+        return co_fail(CO_ERR_UNSUPPORTED, "collider: %s over %d balls x %d steps is %.2g pair "
+                       "tests (over %.0g); use the grid variant", job->var->name, c->n, c->steps,
+                       pairs, limit);
+    return CO_OK;
+}
+
+static co_status run_host(co_job *job, bool grid, bool par) {
+    collider_state *s = job->prob->state;
+    co_status st = grid ? CO_OK : brute_allowed(job, BRUTE_HOST_MAX);
+    if (!st) st = frames_begin(s);
+    if (st) return st;
+    host_simulate(&s->cfg, s->in, s->props, s->out, s->tmp, s->grid, grid, par, s->every,
+                  s->frames ? frame : NULL, s);
+    return s->frame_status;
+}
+
+static co_status run_c(co_job *job) { return run_host(job, false, false); }
+static co_status run_c_grid(co_job *job) { return run_host(job, true, false); }
+static co_status run_omp(co_job *job) { return run_host(job, false, true); }
+static co_status run_omp_grid(co_job *job) { return run_host(job, true, true); }
+
+/* Device variants: the kernels of one step, launched in order. */
+typedef struct dev_kernels {
+    co_kernel *brute, *clear, *bin, *scan, *scan_add, *scatter, *grid, *copy;
+} dev_kernels;
+
+static co_status launch1(co_job *job, co_kernel *k, size_t items, size_t local, size_t local_mem,
+                         size_t nargs, const co_arg *args) {
+    const size_t g[3] = {items ? items : 1, 1, 1}, l[3] = {local, 1, 1};
+    return co_job_launch(job, k, 1, g, l, local_mem, nargs, args);
+}
+
+/* The device scan of the cell counts, in place: up through the levels of
+ * block sums, then the sums added back down. */
+static co_status dev_scan(co_job *job, const dev_kernels *k, co_buf *grid, size_t wg) {
+    const collider_state *s = job->prob->state;
+    co_status st = CO_OK;
+    for (int l = 0; !st && l + 1 < s->nlevels; l++) {
+        const co_arg a[] = {CO_INT(s->lev_len[l]), CO_BUF(grid), CO_INT(s->lev_off[l]),
+                            CO_INT(s->lev_off[l + 1])};
+        st = launch1(job, k->scan, (size_t)s->lev_len[l + 1] * 256, 256,
+                     (SCAN_BLOCK_HOST + 256) * sizeof(int), 4, a);
+    }
+    for (int l = s->nlevels - 2; !st && l >= 1; l--) { /* level l into level l - 1 */
+        const co_arg a[] = {CO_INT(s->lev_len[l - 1]), CO_BUF(grid), CO_INT(s->lev_off[l - 1]),
+                            CO_INT(s->lev_off[l])};
+        st = launch1(job, k->scan_add, (size_t)s->lev_len[l - 1], wg, 0, 4, a);
+    }
+    return st;
+}
+
+static co_status dev_step(co_job *job, const dev_kernels *k, co_buf *src, co_buf *dst, bool grid) {
+    const collider_state *s = job->prob->state;
+    const collider_cfg *c = &s->cfg;
+    co_array *arr = job->prob->arrays;
+    const size_t n = (size_t)c->n, wg = (size_t)co_job_param(job, "WG");
+    const co_arg common[] = {CO_INT(c->n), CO_FLOAT(c->w), CO_FLOAT(c->h), CO_FLOAT(c->dt),
+                             CO_INT(c->periodic)};
+    if (!grid) {
+        const size_t split = (size_t)co_job_param(job, "SPLIT");
+        const co_arg a[] = {common[0], common[1], common[2], common[3], common[4],
+                            CO_BUF(src), CO_BUF(arr[A_PROPS].buf), CO_BUF(dst)};
+        return launch1(job, k->brute, (n + wg / split - 1) / (wg / split) * wg, wg,
+                       4 * wg * sizeof(float), 8, a);
+    }
+    co_buf *cell = arr[A_CELL].buf, *rank = arr[A_RANK].buf, *sorted = arr[A_SORTED].buf;
+    co_buf *g = arr[A_GRID].buf;
+    const co_arg clear[] = {CO_INT(s->lev_len[0]), CO_BUF(g)};
+    const co_arg bin[] = {common[0], common[1], common[2], CO_INT(c->ncx), CO_INT(c->ncy),
+                          CO_BUF(src), CO_BUF(cell), CO_BUF(rank), CO_BUF(g)};
+    co_buf *gathered = arr[A_TMP].buf;
+    const co_arg scatter[] = {common[0], CO_BUF(cell), CO_BUF(rank), CO_BUF(g), CO_BUF(src),
+                              CO_BUF(arr[A_PROPS].buf), CO_BUF(sorted), CO_BUF(gathered)};
+    const co_arg coll[] = {common[0], common[1], common[2], common[3], common[4], CO_INT(c->ncx),
+                           CO_INT(c->ncy), CO_BUF(gathered), CO_BUF(g), CO_BUF(sorted),
+                           CO_BUF(dst)};
+    co_status st = launch1(job, k->clear, (size_t)s->lev_len[0], wg, 0, 2, clear);
+    if (!st) st = launch1(job, k->bin, n, wg, 0, 9, bin);
+    if (!st) st = dev_scan(job, k, g, wg);
+    if (!st) st = launch1(job, k->scatter, n, wg, 0, 8, scatter);
+    if (!st) st = launch1(job, k->grid, n, wg, 0, 11, coll);
+    return st;
+}
+
+static co_status run_device(co_job *job, bool grid) {
+    collider_state *s = job->prob->state;
+    const collider_cfg *c = &s->cfg;
+    co_array *arr = job->prob->arrays;
+    const long wg = co_job_param(job, "WG"), split = grid ? 1 : co_job_param(job, "SPLIT");
+    if (job->local[0] && (long)job->local[0] != wg)
+        return co_fail(CO_ERR_INVALID, "collider/%s takes its work-group size from WG (%ld): "
+                       "use --param WG=..., not --local", job->var->name, wg);
+    if (split > wg)
+        return co_fail(CO_ERR_INVALID, "collider/brute needs SPLIT <= WG (SPLIT=%ld, WG=%ld)",
+                       split, wg);
+    const size_t l[3] = {(size_t)wg, 1, 1}, scan_l[3] = {256, 1, 1};
+    co_status st = grid ? co_job_check(job, 1, scan_l, (SCAN_BLOCK_HOST + 256) * sizeof(int))
+                        : brute_allowed(job, BRUTE_DEVICE_MAX);
+    if (!st) st = co_job_check(job, 1, l, grid ? 0 : 4 * (size_t)wg * sizeof(float));
+    if (!st) st = frames_begin(s);
+    if (st) return st;
+    char defines[256];
+    co_job_defines(job, NULL, defines, sizeof defines);
+    dev_kernels k = {0};
+    st = co_job_kernel(job, "collider", "collider_copy", defines, &k.copy);
+    if (!st && !grid) st = co_job_kernel(job, "collider", "collider_brute", defines, &k.brute);
+    if (!st && grid) {
+        static const char *const names[] = {"collider_clear", "collider_bin", "collider_scan",
+                                            "collider_scan_add", "collider_scatter",
+                                            "collider_grid"};
+        co_kernel **slots[] = {&k.clear, &k.bin, &k.scan, &k.scan_add, &k.scatter, &k.grid};
+        for (size_t i = 0; !st && i < 6; i++)
+            st = co_job_kernel(job, "collider", names[i], defines, slots[i]);
+    }
+    if (st) return st;
+    co_buf *in = arr[A_IN].buf, *out = arr[A_OUT].buf, *tmp = arr[A_TMP].buf;
+    if (c->steps == 0) {
+        const co_arg a[] = {CO_INT(4 * c->n), CO_BUF(in), CO_BUF(out)};
+        return launch1(job, k.copy, 4 * (size_t)c->n, (size_t)wg, 0, 3, a);
+    }
+    co_buf *src = in;
+    for (int step = 0; !st && step < c->steps; step++) {
+        /* brute force double-buffers; the grid gathers the old state first */
+        co_buf *dst = grid || (c->steps - 1 - step) % 2 == 0 ? out : tmp;
+        st = dev_step(job, &k, src, dst, grid);
+        if (!st && s->frames && (step + 1) % s->every == 0) {
+            /* Frames cost a download each: such a run's times include them. */
+            st = job->dev->backend->download(job->dev, s->tmp, dst, arr[A_OUT].bytes);
+            if (!st) frame(s, s->tmp, step + 1);
+            if (!st) st = s->frame_status;
+        }
+        src = dst;
+    }
+    return st;
+}
+
+static co_status run_brute(co_job *job) { return run_device(job, false); }
+static co_status run_grid(co_job *job) { return run_device(job, true); }
+
+static const co_param_def brute_params[] = {
+    {"WG", 64, 1, 1024, true, "work-items per group", 256},
+    {"SPLIT", 1, 1, 64, true, "work-items per ball, each summing every SPLIT-th ball", 8},
+};
+static const co_param_def grid_params[] = {
+    {"WG", 64, 1, 1024, true, "work-items per group", 256},
+};
+
+
+static const co_variant variants[] = {
+    {.name = "c", .summary = "brute force O(N^2), one core", .on = CO_ON_C, .run = run_c},
+    {.name = "c-grid", .summary = "uniform-grid broad phase, one core", .on = CO_ON_C,
+     .run = run_c_grid},
+    {.name = "omp", .summary = "brute force O(N^2), all cores", .on = CO_ON_OMP, .run = run_omp},
+    {.name = "omp-grid", .summary = "uniform-grid broad phase, all cores", .on = CO_ON_OMP,
+     .run = run_omp_grid},
+    {.name = "brute", .summary = "seed 000's O(N^2) kernel, SPLIT work-items per ball",
+     .on = CO_ON_DEVICE, CO_PARAMS(brute_params), .run = run_brute,
+     .test_params = "WG=32 SPLIT=4;WG=128 SPLIT=8"},
+    {.name = "grid", .summary = "grid: atomic count, scan, scatter, 3x3 neighbour cells",
+     .on = CO_ON_DEVICE, CO_PARAMS(grid_params), .run = run_grid, .test_params = "WG=32"},
+};
+
+const co_workload co_workload_collider = {
+    .name = "collider",
+    .summary = "2D balls colliding elastically in a box (seed 000's collider)",
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .variants = variants,
+    .nvariants = sizeof variants / sizeof variants[0],
+    .defaults = {"c-grid", "omp-grid", "grid", "grid"},
+    /* Seed 000's case (its box is not given: 800 x 600 assumed), and a
+     * million balls at the same density of area. */
+    .bench_sets = "balls=20000 radius=0.5 width=800 height=600 steps=10;"
+                  "balls=1000000 radius=0.5 width=5657 height=4243 steps=10",
+    .quick_sets = "balls=2000 radius=0.5 width=253 height=190 steps=10",
+    .test_sets = "balls=1 width=5 height=5;balls=7 width=6 height=5 steps=3;"
+                 "balls=333 radius=0.3 radius-max=0.9 width=50 height=40 dt=0.05 steps=10;"
+                 "balls=1000 width=80 height=60 boundary=periodic steps=10;"
+                 "balls=257 radius=0.2 width=8 height=8 dt=0.05 steps=6;"
+                 "balls=600 width=120 height=100 boundary=periodic steps=300;"
+                 "balls=100 steps=0 width=30 height=30",
+    .init = init,
+    .fill = fill,
+    .verify = verify,
+    .save = save,
+    .destroy = destroy,
+};
