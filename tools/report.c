@@ -154,16 +154,23 @@ static void ratio(char *out, size_t len, double x) {
 }
 
 void report_table(FILE *out, const report_row *rows, size_t n) {
-    fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10s %10s %9s %7s %9s %8s %s\n", "workload",
+    /* The sizes column as wide as its longest entry: workloads name 2 to 7 sizes. */
+    int width = 5;
+    for (size_t i = 0; i < n; i++) {
+        char sizes[128];
+        sizes_text(&rows[i].r, sizes, sizeof sizes);
+        if ((int)strlen(sizes) > width) width = (int)strlen(sizes);
+    }
+    fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10s %10s %9s %7s %7s %9s %s\n", "workload", width,
             "sizes", "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s", "of peak",
             "vs c", "vs anchor", "");
     for (size_t i = 0; i < n; i++) {
         const report_row *row = &rows[i];
         const co_result *r = &row->r;
-        char sizes[64];
+        char sizes[128];
         sizes_text(r, sizes, sizeof sizes);
         if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
-            fprintf(out, "%-9s %-22s %-9s %-9s %-8s %s\n", r->workload, sizes, r->device,
+            fprintf(out, "%-9s %-*s %-9s %-11s %-6s %s\n", r->workload, width, sizes, r->device,
                     r->variant, "ERROR", row->error);
             continue;
         }
@@ -175,8 +182,8 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
         else if (r->nrates) /* the workload's own figure where no library compares */
             snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                      r->rates[r->nrates - 1].unit);
-        fprintf(out, "%-9s %-22s %-9s %-9s %-8s %10.3f %10.2f %9.2f %7s %9s %8s %s\n",
-                r->workload, sizes, r->device, r->variant, r->verified ? "ok" : "WRONG",
+        fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %7s %9s %s\n",
+                r->workload, width, sizes, r->device, r->variant, r->verified ? "ok" : "WRONG",
                 r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
     }
 }
