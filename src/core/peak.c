@@ -135,14 +135,23 @@ HOST_FMA(host_fma32, float)
 HOST_FMA(host_fma64, double)
 #undef HOST_FMA
 
+/* memcpy per thread's share: the C library streams large copies with
+ * non-temporal stores, which a plain vector loop does not (the `copy`
+ * workload's `c` loop, turned into memcpy by the compiler, beat the old
+ * loop-based ceiling by half). */
 NO_SANITIZE static co_status host_copy(void *arg, double *ms) {
     host_bench *h = arg;
-    float *restrict dst = h->b;
-    const float *restrict src = h->a;
-    const long n = (long)h->n;
     double t0 = co_now_ms();
-#pragma omp parallel for simd if (h->par) schedule(static)
-    for (long i = 0; i < n; i++) dst[i] = src[i];
+#pragma omp parallel if (h->par) num_threads(h->threads)
+    {
+#ifdef _OPENMP
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+#else
+        const size_t t = 0, nt = 1;
+#endif
+        const size_t lo = h->n * t / nt, hi = h->n * (t + 1) / nt;
+        memcpy(h->b + lo, h->a + lo, (hi - lo) * sizeof *h->a);
+    }
     *ms = co_now_ms() - t0;
     return CO_OK;
 }
