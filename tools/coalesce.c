@@ -383,9 +383,11 @@ static size_t bench_sets(const cli *c, const char *workload, char sets[][256], s
 static int cmd_bench(co_context *ctx, cli *c) {
     const char *workloads[16];
     size_t nw = 0;
-    for (size_t i = 0; i < c->npositional; i++) workloads[nw++] = c->positional[i];
-    for (size_t i = 0; nw == 0 && i < co_workload_count(); i++) workloads[i] = co_workload_name(i);
-    if (!c->npositional) nw = co_workload_count();
+    if (c->npositional) /* the ones named, else every workload */
+        for (size_t i = 0; i < c->npositional; i++) workloads[nw++] = c->positional[i];
+    else
+        for (size_t i = 0; i < co_workload_count() && nw < 16; i++)
+            workloads[nw++] = co_workload_name(i);
     for (size_t w = 0; w < nw; w++) {
         bool known = false;
         for (size_t i = 0; i < co_workload_count(); i++) known |= !strcmp(co_workload_name(i), workloads[w]);

@@ -19,7 +19,7 @@ void report_json_string(FILE *out, const char *s) {
 
 /* JSON has no NaN or infinity. */
 static void json_number(FILE *out, double x) {
-    if (isfinite(x)) fprintf(out, "%.6g", x);
+    if (isfinite(x)) fprintf(out, "%.10g", x); /* byte counts stay exact */
     else fputs("null", out);
 }
 
@@ -36,9 +36,7 @@ static void json_field(FILE *out, const char *key, double x) {
 
 /* ", "name": x", or null where x is 0 (does not apply). */
 static void json_figure(FILE *out, const char *name, double x) {
-    fprintf(out, ", \"%s\": ", name);
-    if (x > 0) json_number(out, x);
-    else fputs("null", out);
+    json_field(out, name, x > 0 ? x : NAN); /* json_number writes NaN as null */
 }
 
 static void sizes_text(const co_result *r, char *out, size_t len) {

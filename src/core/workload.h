@@ -101,8 +101,10 @@ enum {
     CO_BOUND_COMPUTE     /* float32 FMA throughput */
 };
 
-/* In a variant's initializer: its tunables from a static array. */
+/* In initializers: a static array and its length, counted by the compiler. */
 #define CO_PARAMS(array) .params = (array), .nparams = sizeof(array) / sizeof((array)[0])
+#define CO_OPTIONS(array) .options = (array), .noptions = sizeof(array) / sizeof((array)[0])
+#define CO_VARIANTS(array) .variants = (array), .nvariants = sizeof(array) / sizeof((array)[0])
 
 struct co_workload {
     const char *name;

@@ -637,10 +637,8 @@ static const co_variant variants[] = {
 const co_workload co_workload_boxfilter = {
     .name = "boxfilter",
     .summary = "(2r+1)^2 mean filter, float32 or RGBA8, clamp/reflect101/zero borders",
-    .options = options,
-    .noptions = sizeof options / sizeof options[0],
-    .variants = variants,
-    .nvariants = sizeof variants / sizeof variants[0],
+    CO_OPTIONS(options),
+    CO_VARIANTS(variants),
     .defaults = {"c", "omp", "sliding", "sliding"},
     .bench_sets = "width=2048 height=2048 radius=4",
     .quick_sets = "width=512 height=384 radius=2",

@@ -650,10 +650,8 @@ static const co_variant variants[] = {
 const co_workload co_workload_collider = {
     .name = "collider",
     .summary = "2D balls colliding elastically in a box (seed 000's collider)",
-    .options = options,
-    .noptions = sizeof options / sizeof options[0],
-    .variants = variants,
-    .nvariants = sizeof variants / sizeof variants[0],
+    CO_OPTIONS(options),
+    CO_VARIANTS(variants),
     .defaults = {"c-grid", "omp-grid", "grid", "grid"},
     /* Seed 000's case (its box is not given: 800 x 600 assumed), and a
      * million balls at the same density of area. */
