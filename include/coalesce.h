@@ -55,6 +55,7 @@ typedef struct co_device_info {
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
     size_t local_mem_bytes;
+    size_t cache_bytes;       /* last-level cache (L2 on GPUs); 0 if not reported */
     size_t global_mem_bytes;
     size_t max_alloc_bytes;
     unsigned clock_mhz;

@@ -83,7 +83,8 @@ CO_INLINE int bf_map(int p, int n, int border) {
 #define BF_T float
 #define BF_ACC float
 #define BF_CH 1
-#define BF_NORM(s, r) ((s) / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1)))
+/* A multiply by the reciprocal (hoisted out of loops), not a division. */
+#define BF_NORM(s, r) ((s) * (1.0f / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1))))
 #endif
 
 /* v += delta for a running sum. Float: compensated (Kahan), so rounding
@@ -233,19 +234,35 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 }
 
 /* Both passes in one (image in, image out: the traffic of a copy). A
- * work-group of NT work-items owns a strip of NT element columns and a
- * segment of `seg` rows. It slides vertical running sums over the strip and
- * its halo (r pixels each side) kept in local memory, `batch` rows at a
- * time into a local tile; then each row of the tile gets horizontal running
- * sums, NT/batch parts per row (restarting at each part), into a local
- * output tile that goes out row by row, coalesced. Local memory: LMAX
- * accumulators >= (NT + 2r*BF_CH) * (batch + 1) + batch * NT (the host
- * checks; where the halo does not fit it uses the two transposed passes). */
+ * work-group owns a strip of NT element columns and a segment of `seg`
+ * rows, and has a work-item for each column of the strip and its halo (r
+ * pixels each side: hc = NT + 2 r BF_CH columns, so the group is hc work-
+ * items or a few more). It walks the segment BF_BATCH rows at a time:
+ *  1. vertical: each work-item slides its column's running sum (and its
+ *     compensation, in registers) over the batch's rows, from the rows
+ *     entering and leaving the window. Those 2*BF_BATCH loads were issued a
+ *     batch ahead, so they are in flight while the group does steps 2 and
+ *     3 of the batch before; the loads are straight-line code where no row
+ *     needs the border rule. The leaving row was read 2r+1 rows before and
+ *     mostly comes from the cache;
+ *  2. horizontal: the batch's vertical sums, BF_BATCH rows x NT/BF_BATCH parts,
+ *     each of the first NT work-items a running sum along one part of one
+ *     row, into lo;
+ *  3. the rows of lo go out, coalesced.
+ * Local memory: lm (LMAX >= hc (BF_BATCH+1) accumulators; the host checks, and
+ * uses the two transposed passes where it does not fit) holds the batch's
+ * column sums T[hc][BF_BATCH+1], column-major, so that writers (column t) and
+ * readers (row t % BF_BATCH) hit distinct banks; lo[BF_BATCH][NT+1] the batch's
+ * window sums, a padded row each (its own array: the compiler then knows
+ * that its stores leave T alone). */
 #ifndef NT
 #define NT 128
 #endif
+#ifndef BF_BATCH /* the rows per batch the host chose (its BATCH parameter may be 0: auto) */
+#define BF_BATCH 16
+#endif
 #ifndef LMAX
-#define LMAX 8192
+#define LMAX 7168 /* with lo: under 48 KiB */
 #endif
 #if BF_FIRST && BF_FINAL
 /* Input element of halo column j of a strip starting at element e0 (-1: zero). */
@@ -256,63 +273,100 @@ CO_INLINE int bf_halo(int j, int e0, int rc, int W, int border) {
     return xm < 0 ? -1 : xm * BF_CH + (e - x * BF_CH);
 }
 
-__kernel void box_fused(const int W, const int H, const int radius, const int border,
-                        const int seg, const int batch, __global const BF_T *CO_RESTRICT src,
+/* The values of input column g (-1: none) entering and leaving the window
+ * for the rows of the batch at yb, zero for rows past y1 and for row y0,
+ * whose window is summed whole. */
+CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int radius,
+                        int border, int g, int y0, int y1, int yb, BF_ACC *enter,
+                        BF_ACC *leave) {
+    if (g >= 0 && yb > y0 && yb + BF_BATCH <= y1 && yb - radius - 1 >= 0 &&
+        yb + BF_BATCH + radius <= H) { /* no border rule: straight-line loads */
+        __global const BF_T *a = src + (size_t)(yb + radius) * ec + g;
+        __global const BF_T *b = src + (size_t)(yb - radius - 1) * ec + g;
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) {
+            enter[i] = a[(size_t)i * ec];
+            leave[i] = b[(size_t)i * ec];
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < BF_BATCH; i++) {
+        const int y = yb + i;
+        const bool slide = g >= 0 && y < y1 && y > y0;
+        const int ya = slide ? bf_map(y + radius, H, border) : -1;
+        const int yl = slide ? bf_map(y - radius - 1, H, border) : -1;
+        enter[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
+        leave[i] = yl >= 0 ? (BF_ACC)src[(size_t)yl * ec + g] : 0;
+    }
+}
+
+#define BF_TP (BF_BATCH + 1)
+#define BF_OP (NT + 1)
+/* -DMAXREG=N caps CUDA's registers per work-item (more groups per
+ * multiprocessor; 0: the compiler's choice). */
+#if defined(CO_CUDA) && defined(MAXREG) && MAXREG > 0
+#define BF_MAXREG __maxnreg__(MAXREG)
+#else
+#define BF_MAXREG
+#endif
+
+__kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, const int border,
+                        const int seg, __global const BF_T *CO_RESTRICT src,
                         __global BF_T *CO_RESTRICT dst) {
     __local BF_ACC lm[LMAX];
+    __local BF_ACC lo[BF_BATCH * BF_OP];
     const int t = (int)get_local_id(0), ec = W * BF_CH, rc = radius * BF_CH;
     const int e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
-    /* lm holds V[hc], then tile[batch][hc], then otile[batch][NT] (offsets:
-     * CUDA has no pointers into shared memory in this dialect). */
-    const int T0 = hc, O0 = hc + batch * hc;
-    for (int j = t; j < hc; j += NT) { /* the window of row y0 */
-        const int g = bf_halo(j, e0, rc, W, border);
-        BF_ACC v = 0;
-        for (int d = -radius; d <= radius && g >= 0; d++) {
-            const int yy = bf_map(y0 + d, H, border);
-            if (yy >= 0) v += src[(size_t)yy * ec + g];
+    const int g = t < hc ? bf_halo(t, e0, rc, W, border) : -1;
+    BF_ACC enter[BF_BATCH], leave[BF_BATCH];
+    /* The window of row y0, 2*BF_BATCH loads at a time (enter and leave as
+     * scratch). */
+    BF_ACC v = 0, comp = 0;
+    for (int d0 = -radius; d0 <= radius && g >= 0; d0 += 2 * BF_BATCH) {
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) {
+            const int ya = d0 + i <= radius ? bf_map(y0 + d0 + i, H, border) : -1;
+            const int yb = d0 + BF_BATCH + i <= radius ? bf_map(y0 + d0 + BF_BATCH + i, H, border) : -1;
+            enter[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
+            leave[i] = yb >= 0 ? (BF_ACC)src[(size_t)yb * ec + g] : 0;
         }
-        lm[j] = v;
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) v += enter[i] + leave[i];
     }
-    const int parts = NT / batch, k = t / parts, p = t - k * parts;
+    bf_batch(src, ec, H, radius, border, g, y0, y1, y0, enter, leave);
+    /* Horizontal work: row k of the batch, part p of the strip's pixels. */
+    const int k = t % BF_BATCH, p = t / BF_BATCH, parts = NT / BF_BATCH;
     const int pixels = NT / BF_CH, len = (pixels + parts - 1) / parts;
-    for (int yb = y0; yb < y1; yb += batch) {
-        const int nb = min(batch, y1 - yb);
-        for (int j = t; j < hc; j += NT) { /* vertical: slide each column nb rows */
-            const int g = bf_halo(j, e0, rc, W, border);
-            BF_ACC v = lm[j], comp = 0; /* compensation restarts with each batch */
-            for (int i = 0; i < nb; i++) {
-                const int y = yb + i;
-                if (y > y0 && g >= 0) {
-                    const int enter = bf_map(y + radius, H, border);
-                    const int leave = bf_map(y - radius - 1, H, border);
-                    const BF_ACC a = enter >= 0 ? src[(size_t)enter * ec + g] : 0;
-                    const BF_ACC b = leave >= 0 ? src[(size_t)leave * ec + g] : 0;
-                    BF_SLIDE(v, comp, a - b);
-                }
-                lm[T0 + i * hc + j] = v;
-            }
-            lm[j] = v;
+    for (int yb = y0; yb < y1; yb += BF_BATCH) {
+        const int nb = min(BF_BATCH, y1 - yb);
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) {
+            BF_SLIDE(v, comp, enter[i] - leave[i]);
+            if (t < hc) lm[t * BF_TP + i] = v;
         }
+        if (yb + BF_BATCH < y1) bf_batch(src, ec, H, radius, border, g, y0, y1, yb + BF_BATCH, enter, leave);
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (k < nb) { /* horizontal: row k, pixels [p*len, p*len+len) of the strip */
-            const int row = T0 + k * hc;
+        if (t < NT && k < nb) {
             const int px0 = p * len, px1 = min(px0 + len, pixels);
             for (int c = 0; c < BF_CH && px0 < px1; c++) {
+                const int col = k + c * BF_TP, step = BF_CH * BF_TP;
                 BF_ACC s = 0;
-                for (int d = 0; d <= 2 * radius; d++) s += lm[row + (px0 + d) * BF_CH + c];
+                for (int d = 0; d <= 2 * radius; d++) s += lm[col + (px0 + d) * step];
                 for (int px = px0; px < px1; px++) {
-                    lm[O0 + k * NT + px * BF_CH + c] = s;
+                    lo[k * BF_OP + px * BF_CH + c] = s;
                     if (px + 1 < px1)
-                        s += lm[row + (px + 1 + 2 * radius) * BF_CH + c] - lm[row + px * BF_CH + c];
+                        s += lm[col + (px + 1 + 2 * radius) * step] - lm[col + px * step];
                 }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int i = 0; i < nb; i++)
-            if (e0 + t < ec) dst[(size_t)(yb + i) * ec + e0 + t] = BF_NORM(lm[O0 + i * NT + t], radius);
-        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The next batch writes lm, which no one reads now, and lo only
+         * after the next barrier: no third barrier. */
+        if (t < NT && e0 + t < ec)
+            for (int i = 0; i < nb; i++)
+                dst[(size_t)(yb + i) * ec + e0 + t] = BF_NORM(lo[i * BF_OP + t], radius);
     }
 }
 #endif

@@ -63,15 +63,13 @@ CO_INLINE real collider_delta(real d, real len, int periodic) {
     return periodic ? d - len * floor(d / len + (real)0.5) : d;
 }
 
-/* Ball i (its old state in xi..mi) in contact with ball j: add to acc. */
-CO_INLINE void collider_pair(int n, int j, real w, real h, int periodic,
-                             __global const real *s, __global const real *pr, real xi,
-                             real yi, real vxi, real vyi, real ri, real mi, collider_acc *acc) {
-    const real dx = collider_delta(xi - s[j], w, periodic);
-    const real dy = collider_delta(yi - s[n + j], h, periodic);
-    const real rr = ri + pr[j];
-    const real d2 = dx * dx + dy * dy;
-    if (!(d2 < rr * rr) || d2 == (real)0) return;
+/* Ball i (velocity vxi, vyi, mass mi) touching ball j: offset (dx, dy) =
+ * x_i - x_j (the minimum image if periodic), squared distance d2 with
+ * 0 < d2 < rr^2, rr = r_i + r_j. Only here are j's velocity and mass read:
+ * contacts are rare, the test before needs positions and radii alone. */
+CO_INLINE void collider_touch(int n, int j, real dx, real dy, real d2, real rr,
+                              __global const real *s, __global const real *pr, real vxi,
+                              real vyi, real mi, collider_acc *acc) {
     const real d = sqrt(d2), nx = dx / d, ny = dy / d;
     const real mj = pr[n + j], share = mj / (mi + mj);
     const real vn = (vxi - s[2 * n + j]) * nx + (vyi - s[3 * n + j]) * ny;
@@ -84,6 +82,18 @@ CO_INLINE void collider_pair(int n, int j, real w, real h, int periodic,
     acc->cx += push * nx;
     acc->cy += push * ny;
     acc->ov = fmax(acc->ov, (rr - d) / rr);
+}
+
+/* Ball i (its old state in xi..mi) against ball j: add a contact to acc. */
+CO_INLINE void collider_pair(int n, int j, real w, real h, int periodic,
+                             __global const real *s, __global const real *pr, real xi,
+                             real yi, real vxi, real vyi, real ri, real mi, collider_acc *acc) {
+    const real dx = collider_delta(xi - s[j], w, periodic);
+    const real dy = collider_delta(yi - s[n + j], h, periodic);
+    const real rr = ri + pr[j];
+    const real d2 = dx * dx + dy * dy;
+    if (d2 < rr * rr && d2 != (real)0)
+        collider_touch(n, j, dx, dy, d2, rr, s, pr, vxi, vyi, mi, acc);
 }
 
 /* Wall at 0 and len: mirror a ball that crossed back inside, velocity inwards. */
@@ -246,28 +256,63 @@ __kernel void collider_clear(const int n, __global int *CO_RESTRICT data) {
 }
 
 #ifndef CO_HOST
+/* Ball i against the `count` balls staged in tile (ball base + k at k):
+ * lane takes k = lane, lane + SPLIT, ... Called with a literal `periodic`,
+ * so each boundary gets its own loop with no minimum-image code for walls. */
+CO_INLINE void collider_tile(CO_LOCAL_PTR const float4 *tile, int base, int count, int lane, int n,
+                             real w, real h, const int periodic, __global const real *s,
+                             __global const real *pr, real xi, real yi, real vxi, real vyi,
+                             real ri, real mi, collider_acc *acc) {
+    const bool full = count == WG;
+#pragma unroll 4
+    for (int q = 0; q < WG / SPLIT; q++) {
+        const int k = lane + q * SPLIT;
+        if (!full && k >= count) break;
+        const float4 b = tile[k];
+        const real dx = collider_delta(xi - b.x, w, periodic);
+        const real dy = collider_delta(yi - b.y, h, periodic);
+        const real rr = ri + b.z, d2 = dx * dx + dy * dy;
+        if (d2 < rr * rr && d2 != (real)0)
+            collider_touch(n, base + k, dx, dy, d2, rr, s, pr, vxi, vyi, mi, acc);
+    }
+}
+
 /* Brute force on a device: SPLIT work-items per ball, partial sums combined
- * in a fixed order in local memory. Any n: the idle work-items of the last
- * group still reach the barrier. */
+ * in a fixed order in local memory. The group stages the positions and
+ * radii of WG balls at a time in local memory (one 16-byte read per pair
+ * instead of three global loads); lane l of a ball takes the staged balls
+ * l, l + SPLIT, ..., so each lane sums the same balls in the same order as
+ * a plain loop over every SPLIT-th ball. Any n: the idle work-items of the
+ * last group still stage and reach the barriers. Device kernels are float. */
 __kernel void collider_brute(const int n, const real w, const real h, const real dt,
                              const int periodic, __global const real *CO_RESTRICT s,
                              __global const real *CO_RESTRICT pr, __global real *CO_RESTRICT o) {
+    __local float4 tile[WG];
     __local real part[4][WG];
     const int lid = (int)get_local_id(0), lane = lid % SPLIT;
     const int i = (int)get_group_id(0) * (WG / SPLIT) + lid / SPLIT;
     collider_acc acc = collider_zero();
-    if (i < n) {
-        const real xi = s[i], yi = s[n + i], vxi = s[2 * n + i], vyi = s[3 * n + i];
-        const real ri = pr[i], mi = pr[n + i];
-        for (int j = lane; j < n; j += SPLIT)
-            collider_pair(n, j, w, h, periodic, s, pr, xi, yi, vxi, vyi, ri, mi, &acc);
+    const bool live = i < n;
+    const real xi = live ? s[i] : 0, yi = live ? s[n + i] : 0;
+    const real vxi = live ? s[2 * n + i] : 0, vyi = live ? s[3 * n + i] : 0;
+    const real ri = live ? pr[i] : 0, mi = live ? pr[n + i] : 0;
+    for (int base = 0; base < n; base += WG) {
+        const int j = base + lid, count = min(WG, n - base);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile is read */
+        if (j < n) tile[lid] = CO_FLOAT4(s[j], s[n + j], pr[j], 0.0f);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!live) continue;
+        if (periodic)
+            collider_tile(tile, base, count, lane, n, w, h, 1, s, pr, xi, yi, vxi, vyi, ri, mi, &acc);
+        else
+            collider_tile(tile, base, count, lane, n, w, h, 0, s, pr, xi, yi, vxi, vyi, ri, mi, &acc);
     }
     part[0][lid] = acc.dvx;
     part[1][lid] = acc.dvy;
     part[2][lid] = acc.cx;
     part[3][lid] = acc.cy;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (i >= n || lane) return;
+    if (!live || lane) return;
     for (int k = 1; k < SPLIT; k++) {
         acc.dvx += part[0][lid + k];
         acc.dvy += part[1][lid + k];

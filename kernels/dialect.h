@@ -6,7 +6,8 @@
  *  - qualifiers __kernel __global __local __constant, and `restrict` via CO_RESTRICT;
  *  - get_global_id / get_local_id / get_group_id / get_local_size / get_num_groups
  *    / get_global_size, barrier(CLK_LOCAL_MEM_FENCE);
- *  - __local arrays declared inside the kernel (no __local pointer arguments);
+ *  - __local arrays declared inside the kernel; a pointer into one (a
+ *    helper's argument) is declared CO_LOCAL_PTR T *p, never __local T *p;
  *  - vector types float2/float4 only through CO_LOAD4 / CO_STORE4 (global
  *    memory), CO_LOAD4_LOCAL / CO_STORE4_LOCAL (local memory) and component
  *    access (.x .y .z .w); no vector arithmetic operators. The address must
@@ -28,6 +29,7 @@
 #define CO_LOAD4_LOCAL(p, i) (((const __local float4 *)(p))[(i)])
 #define CO_STORE4_LOCAL(v, p, i) (((__local float4 *)(p))[(i)] = (v))
 #define CO_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define CO_LOCAL_PTR __local
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
  * default), so the kernel rounds as host C compiled with -std=c11 does. The
  * CUDA backend passes --fmad=false for the same define. */
@@ -43,6 +45,7 @@
 #define __kernel extern "C" __global__
 #define __global
 #define __local __shared__
+#define CO_LOCAL_PTR /* a generic pointer: __shared__ qualifies variables only */
 #define __constant const
 #define __private
 #define restrict __restrict__
@@ -143,6 +146,7 @@ CO_ATOMICS_(uint)
 #define __private
 #define CO_RESTRICT restrict
 #define CO_INLINE static inline
+#define CO_LOCAL_PTR
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;

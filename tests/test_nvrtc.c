@@ -94,8 +94,9 @@ static const struct {
     /* boxfilter: RGBA8, the passes through raw sums, the textures, the fused pass */
     {"boxfilter", "-DRGBA8=1 -DBF_FIRST=1 -DBF_FINAL=0 -DTILE=16"},
     {"boxfilter", "-DRGBA8=0 -DBF_FIRST=0 -DBF_FINAL=1 -DTILE=32 -DSY=4"},
-    {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=12288 -DNT=256"},
-    {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=8192"},
+    {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
+    {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
+    {"boxfilter", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"}, /* __maxnreg__ */
 };
 
 static bool belongs_to(const char *file, const char *workload) {

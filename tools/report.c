@@ -275,8 +275,10 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
             fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
                     d->compute_units, d->clock_mhz, d->max_work_group_size,
                     d->max_work_item_sizes[0], d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
-            fprintf(out, "          local memory %zu B; global memory %.2f GiB; max allocation %.2f GiB\n",
-                    d->local_mem_bytes, (double)d->global_mem_bytes / 1073741824.0,
+            fprintf(out, "          local memory %zu B; cache %.1f MiB; global memory %.2f GiB; "
+                    "max allocation %.2f GiB\n",
+                    d->local_mem_bytes, (double)d->cache_bytes / 1048576.0,
+                    (double)d->global_mem_bytes / 1073741824.0,
                     (double)d->max_alloc_bytes / 1073741824.0);
             continue;
         }
@@ -292,10 +294,10 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
         fprintf(out,
                 ", \"compute_units\": %u, \"clock_mhz\": %u, \"max_work_group_size\": %zu, "
                 "\"max_work_item_sizes\": [%zu, %zu, %zu], \"local_mem_bytes\": %zu, "
-                "\"global_mem_bytes\": %zu, \"max_alloc_bytes\": %zu}",
+                "\"cache_bytes\": %zu, \"global_mem_bytes\": %zu, \"max_alloc_bytes\": %zu}",
                 d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
                 d->max_work_item_sizes[1], d->max_work_item_sizes[2], d->local_mem_bytes,
-                d->global_mem_bytes, d->max_alloc_bytes);
+                d->cache_bytes, d->global_mem_bytes, d->max_alloc_bytes);
     }
     if (json) fputs("],\n \"backends\": [", out);
     for (size_t i = 0; i < nb; i++) {

@@ -511,7 +511,7 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
                             co_buf *dst) {
     const box_state *s = job->prob->state;
     const size_t tile = (size_t)co_job_param(job, "TILE"), sy = (size_t)co_job_param(job, "SY");
-    const size_t seg = (size_t)co_job_param(job, "SEG");
+    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 256;
     if (seg % tile || tile < (size_t)s->ch)
         return co_fail(CO_ERR_INVALID, "sliding needs SEG a multiple of TILE and TILE >= %d "
                        "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
@@ -529,35 +529,70 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     return co_job_launch(job, k, 2, global, local, lmem, 7, args);
 }
 
-/* The fused single pass where its strip and halo fit local memory (rows
- * per batch halved until they do), else the two transposed passes. */
+/* Rows per segment of the fused pass, where SEG does not say: enough
+ * segments for GROUPS_PER_CU work-groups per compute unit (several waves,
+ * so a partial last wave costs little; on the H200 more groups beat keeping
+ * the windows' rows in the L2), each at least four windows tall, so that
+ * starting a window (2r+1 rows read) costs at most a quarter more reads.
+ * H200, 8192^2: 249 rows at r <= 16, 520 at r = 64 (the best of the SEG
+ * values measured, docs/results/2026-11-30-h200-b.md). */
+enum { GROUPS_PER_CU = 8 };
+
+static size_t fused_segment(const co_job *job, size_t strips) {
+    const box_state *s = job->prob->state;
+    const size_t h = (size_t)s->h, window = 2 * (size_t)s->radius + 1;
+    size_t segs = (GROUPS_PER_CU * (size_t)job->dev->info.compute_units + strips - 1) / strips;
+    if (segs > h / (4 * window)) segs = h / (4 * window);
+    if (segs < 1) segs = 1;
+    return (h + segs - 1) / segs;
+}
+
+/* Work-items per group of the fused pass at most (one per column of strip
+ * and halo); wider halos take the two transposed passes. */
+enum { FUSED_MAX_GROUP = 512 };
+
+/* The fused single pass where the strip and its halo fit a work-group and
+ * local memory (rows per batch halved until they do), else the two
+ * transposed passes. */
 static co_status run_sliding(co_job *job) {
     const box_state *s = job->prob->state;
-    const size_t nt = (size_t)co_job_param(job, "NT"), seg = (size_t)co_job_param(job, "SEG");
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch;
+    const size_t nt = (size_t)co_job_param(job, "NT"), hc = nt + 2 * (size_t)s->radius * s->ch;
+    const size_t limit = job->dev->info.local_mem_bytes, wg = ceil_to(hc, 32);
+    /* BATCH 0: 8 rows up to r = 16 (fewer registers, more groups resident),
+     * 16 above (a part of a row is 16 window sums for its 2r+1 reads). */
     size_t batch = (size_t)co_job_param(job, "BATCH"), need = 0;
+    if (!batch) batch = s->radius <= 16 ? 8 : 16;
     if (batch > nt) batch = nt;
     for (; batch >= 1; batch /= 2) {
-        need = (hc * (batch + 1) + batch * nt) * 4;
-        if (need <= job->dev->info.local_mem_bytes) break;
+        need = (hc * (batch + 1) + batch * (nt + 1)) * 4;
+        if (need <= limit) break;
     }
-    if (!co_job_param(job, "FUSE") || batch < 1) return two_transposed(job, slide_pass);
-    const size_t local[3] = {nt, 1, 1};
-    const size_t global[3] = {ceil_to((size_t)s->w * s->ch, nt), ((size_t)s->h + seg - 1) / seg, 1};
-    /* The local array's size is a define: rounded up so radii share builds. */
-    const size_t lmem = ceil_to(need / 4, 1024) * 4;
-    char more[64];
-    snprintf(more, sizeof more, "-DLMAX=%zu", lmem / 4);
+    if (!co_job_param(job, "FUSE") || batch < 1 || wg > FUSED_MAX_GROUP ||
+        wg > job->dev->info.max_work_group_size)
+        return two_transposed(job, slide_pass);
+    const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
+    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG")
+                                                : fused_segment(job, strips);
+    const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
+    /* lm's size is a define: rounded up (within the limit) so that radii
+     * share builds. */
+    const size_t lo_bytes = batch * (nt + 1) * 4;
+    size_t lm_bytes = ceil_to(need - lo_bytes, 4096);
+    if (lm_bytes + lo_bytes > limit) lm_bytes = (limit - lo_bytes) / 4 * 4;
+    const size_t lmem = lm_bytes + lo_bytes;
+    char more[96];
+    snprintf(more, sizeof more, "-DLMAX=%zu -DBF_BATCH=%zu", lm_bytes / 4, batch);
     co_array *a = job->prob->arrays;
     co_kernel *k;
-    co_status st = fixed_local(job, local);
+    co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
+                                           "and the radius; change NT with --param, not --local")
+                                 : CO_OK;
     if (!st) st = co_job_check(job, 2, local, lmem);
     if (!st) st = kernel_for(job, "box_fused", 1, 1, more, &k);
     if (st) return st;
     const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                           CO_INT(seg), CO_INT(batch), CO_BUF(a[BOX_IN].buf),
-                           CO_BUF(a[BOX_OUT].buf)};
-    return co_job_launch(job, k, 2, global, local, lmem, 8, args);
+                           CO_INT(seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
+    return co_job_launch(job, k, 2, global, local, lmem, 7, args);
 }
 
 static co_status run_transpose(co_job *job) { return two_transposed(job, transpose_pass); }
@@ -606,15 +641,18 @@ static const co_param_def transpose_params[] = {
 static const co_param_def sliding_params[] = {
     {"FUSE", 1, 0, 1, false, "1: one fused pass where the halo fits local memory; 0: two "
      "transposed passes", 0},
-    {"SEG", 256, 4, 65536, false, "rows per segment, where float sums restart (two passes: "
-     "a multiple of TILE)", 512},
-    {"NT", 128, 32, 1024, true, "fused: work-items per group = element columns per strip", 256},
-    {"BATCH", 16, 1, 64, true, "fused: rows slid per batch (halved to fit local memory)", 0},
+    {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
+     "from the cache and compute units; two passes, 256; a multiple of TILE there)", 0},
+    {"NT", 128, 32, 512, true, "fused: element columns per strip (the group: a work-item per "
+     "column of strip and halo)", 256},
+    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: 8 up to r = 16, else 16; halved to "
+     "fit local memory)", 0},
+    {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
+     "compiler's choice)", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
 };
-
 
 static const co_variant variants[] = {
     {.name = "c", .summary = "direct window sum, one core", .on = CO_ON_C, .run = run_c},
@@ -631,7 +669,8 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE, .available = has_images, .run = run_image},
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
-     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7"},
+     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7;"
+                    "NT=64 BATCH=8 SEG=40 MAXREG=56"},
 };
 
 const co_workload co_workload_boxfilter = {

@@ -344,6 +344,7 @@ static co_status open_device(int ordinal, cu_device *d, co_device_info *info, in
     info->local_mem_bytes =
         (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     info->clock_mhz = (unsigned)attribute(d->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+    info->cache_bytes = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     if ((st = CU(DeviceTotalMem, (&info->global_mem_bytes, d->dev)))) return st;
     info->max_alloc_bytes = info->global_mem_bytes;
     d->cc = 10 * attribute(d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +

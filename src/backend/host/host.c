@@ -36,6 +36,8 @@ static void host_info(co_device_info *info, const char *backend, unsigned cores)
     snprintf(info->platform, sizeof info->platform, "host");
     info->type = CO_DEVICE_CPU;
     info->compute_units = cores;
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    info->cache_bytes = l3 > 0 ? (size_t)l3 : l2 > 0 ? (size_t)l2 : 0;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) info->global_mem_bytes = (size_t)pages * (size_t)page;
     info->max_alloc_bytes = info->global_mem_bytes;

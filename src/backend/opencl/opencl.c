@@ -109,6 +109,9 @@ static void fill_info(cl_platform_id platform, cl_device_id id, size_t index,
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof v, &v, NULL);
     info->local_mem_bytes = (size_t)v;
     v = 0;
+    clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof v, &v, NULL);
+    info->cache_bytes = (size_t)v;
+    v = 0;
     clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof v, &v, NULL);
     info->global_mem_bytes = (size_t)v;
     v = 0;
