@@ -534,7 +534,7 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
  * so a partial last wave costs little; on the H200 more groups beat keeping
  * the windows' rows in the L2), each at least four windows tall, so that
  * starting a window (2r+1 rows read) costs at most a quarter more reads.
- * H200, 8192^2: 249 rows at r <= 16, 520 at r = 64 (the best of the SEG
+ * H200, 8192^2: 249 rows at r <= 16, 547 at r = 64 (near the best of the SEG
  * values measured, docs/results/2026-11-30-h200-b.md). */
 enum { GROUPS_PER_CU = 8 };
 
