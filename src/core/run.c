@@ -398,6 +398,7 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     job.prob = &p;
     if (st) goto done;
     wl->fill(&p, cfg->seed);
+    if (cfg->verify && wl->reference && (st = wl->reference(&p))) goto done;
 
     unsigned reps = cfg->reps ? cfg->reps : 5, warmup = cfg->warmup;
     if (reps > MAX_REPS) reps = MAX_REPS;

@@ -123,6 +123,9 @@ struct co_workload {
     co_status (*init)(co_problem *p, const co_option *opts, size_t nopts);
     /* Random inputs from a seed (never zeros). */
     void (*fill)(co_problem *p, uint64_t seed);
+    /* Optional: the reference of the inputs fill() made, computed once
+     * before the runs when they are to be verified; verify() then uses it. */
+    co_status (*reference)(co_problem *p);
     /* Compare outputs with the reference: error, tolerance, method. */
     co_status (*verify)(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len);

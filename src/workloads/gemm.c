@@ -14,9 +14,9 @@
 typedef struct gemm_state {
     size_t m, n, k;
     float *a, *b, *c;
-    /* The reference, computed on first verify: all elements, or the
+    /* The reference, computed before the runs: all elements, or the
      * sampled rows and columns of a large problem (ref_rows x n, m x ref_cols). */
-    bool have_ref, sampled;
+    bool sampled;
     double *ref, *mag; /* value and sum_k |a b| of each checked element */
     size_t *rows, *cols;
     size_t nrows, ncols;
@@ -75,7 +75,6 @@ static void fill(co_problem *p, uint64_t seed) {
     co_rng r = {seed};
     for (size_t i = 0; i < s->m * s->k; i++) s->a[i] = co_rng_float(&r, -1.0f, 1.0f);
     for (size_t i = 0; i < s->k * s->n; i++) s->b[i] = co_rng_float(&r, -1.0f, 1.0f);
-    s->have_ref = false;
 }
 
 /* Reference row i: out[j] = sum_k a_ik b_kj and mag[j] = sum_k |a_ik b_kj|,
@@ -106,7 +105,8 @@ static void ref_col(const gemm_state *s, size_t j, double *out, double *mag) {
     }
 }
 
-static co_status make_reference(gemm_state *s) {
+static co_status reference(co_problem *p) {
+    gemm_state *s = p->state;
     s->sampled = (double)s->m * s->n * s->k > (double)FULL_CHECK_MAX;
     s->nrows = s->sampled ? (s->m < SAMPLES ? s->m : SAMPLES) : s->m;
     s->ncols = s->sampled ? (s->n < SAMPLES ? s->n : SAMPLES) : 0;
@@ -131,7 +131,6 @@ static co_status make_reference(gemm_state *s) {
 #pragma omp parallel for schedule(dynamic, 1)
     for (long j = 0; j < ncols; j++)
         ref_col(s, s->cols[j], cref + (size_t)j * s->m, cmag + (size_t)j * s->m);
-    s->have_ref = true;
     return CO_OK;
 }
 
@@ -143,10 +142,6 @@ static double element_error(float c, double ref, double mag) {
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len) {
     gemm_state *s = p->state;
-    if (!s->have_ref) {
-        co_status st = make_reference(s);
-        if (st) return st;
-    }
     double worst = 0;
     for (size_t i = 0; i < s->nrows; i++)
         for (size_t j = 0; j < s->n; j++) {
@@ -337,6 +332,7 @@ const co_workload co_workload_gemm = {
                  "m=2049 n=2 k=33;m=3 n=1030 k=9",
     .init = init,
     .fill = fill,
+    .reference = reference,
     .verify = verify,
     .destroy = destroy,
 };
