@@ -48,7 +48,6 @@ typedef struct box_state {
     void *in, *out;
     co_image input; /* --input pixels, if given */
     double *ref, scale;
-    bool have_ref;
     /* Device objects kept between repetitions, freed with the problem. */
     co_device *dev;
     co_buf *tmp;
@@ -145,7 +144,6 @@ static void fill(co_problem *p, uint64_t seed) {
         else if (s->format == FMT_F32) f[i] = co_rng_float(&r, 0.0f, 1.0f);
         else u[i] = (unsigned char)(1 + co_rng_next(&r) % 255); /* never 0 */
     }
-    s->have_ref = false;
 }
 
 static double in_at(const box_state *s, size_t i) {
@@ -171,7 +169,8 @@ static void window_sums(const double *ext, int n, int r, double *out, size_t str
 
 /* The reference: row sums, then column sums of them, in double, divided by
  * (2r+1)^2. Each line is gathered with its border (bf_map) first. */
-static co_status make_reference(box_state *s) {
+static co_status reference(co_problem *p) {
+    box_state *s = p->state;
     free(s->ref);
     s->ref = malloc(s->elems * sizeof *s->ref);
     double *rows = malloc(s->elems * sizeof *rows);
@@ -216,17 +215,12 @@ static co_status make_reference(box_state *s) {
     free(rows);
     if (failed) return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
     s->scale = scale;
-    s->have_ref = true;
     return CO_OK;
 }
 
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len) {
     box_state *s = p->state;
-    if (!s->have_ref) {
-        co_status st = make_reference(s);
-        if (st) return st;
-    }
     double worst = 0;
     if (s->format == FMT_F32) {
         const float *out = s->out;
@@ -642,7 +636,7 @@ static const co_param_def sliding_params[] = {
     {"FUSE", 1, 0, 1, false, "1: one fused pass where the halo fits local memory; 0: two "
      "transposed passes", 0},
     {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
-     "from the cache and compute units; two passes, 256; a multiple of TILE there)", 0},
+     "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
     {"NT", 128, 32, 512, true, "fused: element columns per strip (the group: a work-item per "
      "column of strip and halo)", 256},
     {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: 8 up to r = 16, else 16; halved to "
@@ -718,6 +712,7 @@ const co_workload co_workload_boxfilter = {
         "width=2 height=9 radius=7 border=reflect101 format=rgba8",
     .init = init,
     .fill = fill,
+    .reference = reference,
     .verify = verify,
     .save = save,
     .destroy = destroy,
