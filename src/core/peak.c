@@ -382,9 +382,9 @@ static co_status measure_device(co_device *dev, co_peak *p) {
     d.local = wg < 256 ? wg : 256;
     /* FMA: eight work-groups of 256 per compute unit, 2048 work-items, a
      * full NVIDIA SM or AMD CU. Bandwidth on GPUs: a work-item per four
-     * float4 (one trip each): on the H200 that streams 9% faster than a
-     * full-device grid striding over the buffer (3751 against 4083 GB/s of
-     * copy/vec4, which the old ceiling had at 109%). */
+     * float4 (one trip each): on the H200 that copies 6% faster than a
+     * full-device grid striding over the buffer (3971 against 3751 GB/s;
+     * copy/vec4 reached 4083, 109% of the old ceiling). */
     d.fma_global = (info->compute_units ? info->compute_units : 1) * 8 * d.local;
     d.stream_global = gpu ? ((size_t)d.n4 / 4 + d.local - 1) / d.local * d.local : d.fma_global;
     d.global = d.fma_global;
