@@ -131,7 +131,7 @@ typedef struct co_run_config {
     bool verify;              /* check every repetition against the reference */
 } co_run_config;
 
-#define CO_MAX_KV 8
+#define CO_MAX_KV 16
 
 typedef struct co_result {
     char workload[32];

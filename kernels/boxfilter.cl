@@ -92,7 +92,7 @@ CO_INLINE int bf_map(int p, int n, int border) {
  * `comp` carries the lost low-order part. uint wraps and comes back exactly. */
 #undef BF_SLIDE
 #if RGBA8
-#define BF_SLIDE(v, comp, delta) ((v) += (delta))
+#define BF_SLIDE(v, comp, delta) ((v) += (delta), (void)(comp))
 #else
 #define BF_SLIDE(v, comp, delta)                                                             \
     do {                                                                                     \
@@ -235,31 +235,68 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 
 /* Both passes in one (image in, image out: the traffic of a copy). A
  * work-group owns a strip of NT element columns and a segment of `seg`
- * rows, and has a work-item for each column of the strip and its halo (r
- * pixels each side: hc = NT + 2 r BF_CH columns, so the group is hc work-
- * items or a few more). It walks the segment BF_BATCH rows at a time:
- *  1. vertical: each work-item slides its column's running sum (and its
- *     compensation, in registers) over the batch's rows, from the rows
- *     entering and leaving the window. Those 2*BF_BATCH loads were issued a
- *     batch ahead, so they are in flight while the group does steps 2 and
- *     3 of the batch before; the loads are straight-line code where no row
- *     needs the border rule. The leaving row was read 2r+1 rows before and
- *     mostly comes from the cache;
- *  2. horizontal: the batch's vertical sums, BF_BATCH rows x NT/BF_BATCH parts,
- *     each of the first NT work-items a running sum along one part of one
- *     row, into lo;
+ * rows; the strip and its halo, hc = NT + 2 r BF_CH columns, are dealt to
+ * its wg work-items CPT each (column t + c wg: coalesced for every c). It
+ * walks the segment BF_BATCH rows at a time:
+ *  1. vertical: each work-item slides the running sums of its columns (and
+ *     their compensation, in registers) down the batch's rows:
+ *     v += E(y) - E(y - 2r - 1), where E(y) is input row y + r after the
+ *     border rule. The batch's entering values were loaded a batch ahead,
+ *     so they are in flight while the group does steps 2 and 3 of the batch
+ *     before; the loads are straight-line code where no row needs the
+ *     border rule. The leaving values: with BF_HIST (the radius, compiled
+ *     in where 2r+1 <= BF_BATCH) entering values of this batch and the one
+ *     before, kept in registers; else loaded again (read 2r+1 rows before,
+ *     mostly from the cache);
+ *  2. horizontal: the batch's vertical sums, BF_BATCH rows x parts of
+ *     BF_PART pixels, each part a running sum along its row (two reads a
+ *     step), into lo. Its first window is 2r+1 reads, or with BF_BLOCKS
+ *     (wide windows) (2r+1) / BF_PART sums of BF_PART columns, computed
+ *     first, and the rest;
  *  3. the rows of lo go out, coalesced.
- * Local memory: lm (LMAX >= hc (BF_BATCH+1) accumulators; the host checks, and
- * uses the two transposed passes where it does not fit) holds the batch's
- * column sums T[hc][BF_BATCH+1], column-major, so that writers (column t) and
- * readers (row t % BF_BATCH) hit distinct banks; lo[BF_BATCH][NT+1] the batch's
+ * Local memory (the host checks it, and takes the two transposed passes
+ * where it does not fit): lm holds the batch's column sums
+ * T[hc][BF_BATCH+1], column-major, so that writers (column t) and readers
+ * (row k) hit distinct banks, then the block sums; lo[BF_BATCH][NT+1] the
  * window sums, a padded row each (its own array: the compiler then knows
- * that its stores leave T alone). */
+ * that its stores leave T alone). Parts of BF_PART = BF_BATCH (mod 32)
+ * pixels keep the horizontal pass free of bank conflicts. */
 #ifndef NT
 #define NT 128
 #endif
+#ifndef CPT
+#define CPT 1
+#endif
 #ifndef BF_BATCH /* the rows per batch the host chose (its BATCH parameter may be 0: auto) */
 #define BF_BATCH 16
+#endif
+#ifndef BF_PART /* pixels per horizontal part (the PART parameter may be 0: auto) */
+#define BF_PART BF_BATCH
+#endif
+#ifndef BF_HIST
+#define BF_HIST -1
+#endif
+#ifndef BF_BLOCKS
+#define BF_BLOCKS 0
+#endif
+/* HINTS (bits): the results are not read again (1), the leaving values are
+ * the last reads of their rows (2): evict-first (CUDA), leaving the L2 to
+ * the rows still to leave the window. */
+#ifndef HINTS
+#define HINTS 0
+#endif
+#if HINTS & 1
+#define BF_STORE(p, v) CO_STORE_STREAM(p, v)
+#else
+#define BF_STORE(p, v) (*(p) = (v))
+#endif
+#if HINTS & 2
+#define BF_LAST(p) CO_LOAD_LAST(p)
+#else
+#define BF_LAST(p) (*(p))
+#endif
+#if BF_HIST >= 0 && 2 * BF_HIST + 1 > BF_BATCH
+#error "BF_HIST needs 2r+1 <= BF_BATCH"
 #endif
 #ifndef LMAX
 #define LMAX 7168 /* with lo: under 48 KiB */
@@ -273,36 +310,47 @@ CO_INLINE int bf_halo(int j, int e0, int rc, int W, int border) {
     return xm < 0 ? -1 : xm * BF_CH + (e - x * BF_CH);
 }
 
-/* The values of input column g (-1: none) entering and leaving the window
- * for the rows of the batch at yb, zero for rows past y1 and for row y0,
- * whose window is summed whole. */
+/* Input column g (-1: zero) at the BF_BATCH rows from yb: the entering
+ * values E(y) = row y + r into e, and without BF_HIST the leaving ones,
+ * E(y - 2r - 1) = row y - r - 1, into l. Rows past the segment's end are
+ * loaded too (after the border rule: in the image) and never stored. */
 CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int radius,
-                        int border, int g, int y0, int y1, int yb, BF_ACC *enter,
-                        BF_ACC *leave) {
-    if (g >= 0 && yb > y0 && yb + BF_BATCH <= y1 && yb - radius - 1 >= 0 &&
-        yb + BF_BATCH + radius <= H) { /* no border rule: straight-line loads */
+                        int border, int g, int yb, BF_ACC *e, BF_ACC *l) {
+#if BF_HIST >= 0
+    const bool inside = yb + BF_BATCH + radius <= H;
+#else
+    const bool inside = yb + BF_BATCH + radius <= H && yb - radius - 1 >= 0;
+#endif
+    if (g >= 0 && inside) { /* no border rule: straight-line loads */
         __global const BF_T *a = src + (size_t)(yb + radius) * ec + g;
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) e[i] = a[(size_t)i * ec];
+#if BF_HIST < 0
         __global const BF_T *b = src + (size_t)(yb - radius - 1) * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) {
-            enter[i] = a[(size_t)i * ec];
-            leave[i] = b[(size_t)i * ec];
-        }
+        for (int i = 0; i < BF_BATCH; i++) l[i] = BF_LAST(b + (size_t)i * ec);
+#endif
         return;
     }
 #pragma unroll
     for (int i = 0; i < BF_BATCH; i++) {
-        const int y = yb + i;
-        const bool slide = g >= 0 && y < y1 && y > y0;
-        const int ya = slide ? bf_map(y + radius, H, border) : -1;
-        const int yl = slide ? bf_map(y - radius - 1, H, border) : -1;
-        enter[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
-        leave[i] = yl >= 0 ? (BF_ACC)src[(size_t)yl * ec + g] : 0;
+        const int ya = g >= 0 ? bf_map(yb + i + radius, H, border) : -1;
+        e[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
+#if BF_HIST < 0
+        const int yl = g >= 0 ? bf_map(yb + i - radius - 1, H, border) : -1;
+        l[i] = yl >= 0 ? (BF_ACC)BF_LAST(src + (size_t)yl * ec + g) : 0;
+#endif
     }
 }
 
 #define BF_TP (BF_BATCH + 1)
 #define BF_OP (NT + 1)
+#if BF_HIST >= 0
+#define BF_W (2 * BF_HIST + 1)
+#define BF_LEAVE 1 /* leave[] unused */
+#else
+#define BF_LEAVE BF_BATCH
+#endif
 /* -DMAXREG=N caps CUDA's registers per work-item (more groups per
  * multiprocessor; 0: the compiler's choice). */
 #if defined(CO_CUDA) && defined(MAXREG) && MAXREG > 0
@@ -312,48 +360,104 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #endif
 
 __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, const int border,
-                        const int seg, __global const BF_T *CO_RESTRICT src,
-                        __global BF_T *CO_RESTRICT dst) {
+                                  const int seg, __global const BF_T *CO_RESTRICT src,
+                                  __global BF_T *CO_RESTRICT dst) {
     __local BF_ACC lm[LMAX];
     __local BF_ACC lo[BF_BATCH * BF_OP];
-    const int t = (int)get_local_id(0), ec = W * BF_CH, rc = radius * BF_CH;
-    const int e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
+    const int t = (int)get_local_id(0), wg = (int)get_local_size(0);
+    const int ec = W * BF_CH, rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
-    const int g = t < hc ? bf_halo(t, e0, rc, W, border) : -1;
-    BF_ACC enter[BF_BATCH], leave[BF_BATCH];
-    /* The window of row y0, 2*BF_BATCH loads at a time (enter and leave as
-     * scratch). */
-    BF_ACC v = 0, comp = 0;
-    for (int d0 = -radius; d0 <= radius && g >= 0; d0 += 2 * BF_BATCH) {
+    int g[CPT];
+    BF_ACC v[CPT], comp[CPT], enter[CPT][BF_BATCH], leave[CPT][BF_LEAVE];
+#if BF_HIST >= 0
+    BF_ACC hist[CPT][BF_W]; /* E(yb - 2r - 1) .. E(yb - 1) */
+#endif
+    /* Each column starts with the window of row y0 - 1 (rows y0-r-1 ..
+     * y0+r-1), so that every row of the segment slides. */
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) {
-            const int ya = d0 + i <= radius ? bf_map(y0 + d0 + i, H, border) : -1;
-            const int yb = d0 + BF_BATCH + i <= radius ? bf_map(y0 + d0 + BF_BATCH + i, H, border) : -1;
-            enter[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
-            leave[i] = yb >= 0 ? (BF_ACC)src[(size_t)yb * ec + g] : 0;
+    for (int c = 0; c < CPT; c++) {
+        const int j = t + c * wg;
+        g[c] = j < hc ? bf_halo(j, e0, rc, W, border) : -1;
+        v[c] = 0;
+        comp[c] = 0;
+#if BF_HIST >= 0
+#pragma unroll
+        for (int d = 0; d < BF_W; d++) {
+            const int yy = g[c] >= 0 ? bf_map(y0 - BF_HIST - 1 + d, H, border) : -1;
+            hist[c][d] = yy >= 0 ? (BF_ACC)src[(size_t)yy * ec + g[c]] : 0;
+            v[c] += hist[c][d];
         }
+#else
+        /* 2 BF_BATCH loads at a time, enter and leave as scratch. */
+        for (int d0 = -radius - 1; d0 < radius && g[c] >= 0; d0 += 2 * BF_BATCH) {
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) v += enter[i] + leave[i];
+            for (int i = 0; i < BF_BATCH; i++) {
+                const int ya = d0 + i < radius ? bf_map(y0 + d0 + i, H, border) : -1;
+                const int yb = d0 + BF_BATCH + i < radius ? bf_map(y0 + d0 + BF_BATCH + i, H, border) : -1;
+                enter[c][i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g[c]] : 0;
+                leave[c][i] = yb >= 0 ? (BF_ACC)src[(size_t)yb * ec + g[c]] : 0;
+            }
+#pragma unroll
+            for (int i = 0; i < BF_BATCH; i++) v[c] += enter[c][i] + leave[c][i];
+        }
+#endif
+        bf_batch(src, ec, H, radius, border, g[c], y0, enter[c], leave[c]);
     }
-    bf_batch(src, ec, H, radius, border, g, y0, y1, y0, enter, leave);
-    /* Horizontal work: row k of the batch, part p of the strip's pixels. */
-    const int k = t % BF_BATCH, p = t / BF_BATCH, parts = NT / BF_BATCH;
-    const int pixels = NT / BF_CH, len = (pixels + parts - 1) / parts;
+    /* Horizontal work: item it is row it % BF_BATCH, part it / BF_BATCH.
+     * With BF_BLOCKS a part's first window is `full` block sums (sums of
+     * BF_PART columns, at bs, one per row and block) and the rest. */
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+    const int items = BF_BATCH * parts;
+#if BF_BLOCKS
+    const int full = (2 * radius + 1) / BF_PART, blocks = full ? parts - 1 + full : 0;
+    const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
+#else
+    const int full = 0;
+#endif
     for (int yb = y0; yb < y1; yb += BF_BATCH) {
         const int nb = min(BF_BATCH, y1 - yb);
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) {
-            BF_SLIDE(v, comp, enter[i] - leave[i]);
-            if (t < hc) lm[t * BF_TP + i] = v;
+        for (int c = 0; c < CPT; c++) {
+            const int j = t + c * wg;
+#pragma unroll
+            for (int i = 0; i < BF_BATCH; i++) {
+#if BF_HIST >= 0
+                const BF_ACC out = i < BF_W ? hist[c][i] : enter[c][i - BF_W];
+#else
+                const BF_ACC out = leave[c][i];
+#endif
+                BF_SLIDE(v[c], comp[c], enter[c][i] - out);
+                if (j < hc) lm[j * BF_TP + i] = v[c];
+            }
+#if BF_HIST >= 0
+#pragma unroll
+            for (int d = 0; d < BF_W; d++) hist[c][d] = enter[c][BF_BATCH - BF_W + d];
+#endif
+            if (yb + BF_BATCH < y1)
+                bf_batch(src, ec, H, radius, border, g[c], yb + BF_BATCH, enter[c], leave[c]);
         }
-        if (yb + BF_BATCH < y1) bf_batch(src, ec, H, radius, border, g, y0, y1, yb + BF_BATCH, enter, leave);
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (t < NT && k < nb) {
-            const int px0 = p * len, px1 = min(px0 + len, pixels);
-            for (int c = 0; c < BF_CH && px0 < px1; c++) {
+#if BF_BLOCKS
+        for (int it = t; it < BF_BATCH * blocks; it += wg) {
+            const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
+            for (int c = 0; c < BF_CH; c++) {
+                BF_ACC s = 0;
+                for (int d = 0; d < BF_PART; d++) s += lm[k + c * BF_TP + (px0 + d) * BF_CH * BF_TP];
+                lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = s;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+        for (int it = t; it < items; it += wg) {
+            const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
+            const int px1 = min(px0 + BF_PART, pixels);
+            for (int c = 0; c < BF_CH && k < nb; c++) {
                 const int col = k + c * BF_TP, step = BF_CH * BF_TP;
                 BF_ACC s = 0;
-                for (int d = 0; d <= 2 * radius; d++) s += lm[col + (px0 + d) * step];
+#if BF_BLOCKS
+                for (int b = 0; b < full; b++) s += lm[bs + ((p + b) * BF_CH + c) * BF_BATCH + k];
+#endif
+                for (int d = full * BF_PART; d <= 2 * radius; d++) s += lm[col + (px0 + d) * step];
                 for (int px = px0; px < px1; px++) {
                     lo[k * BF_OP + px * BF_CH + c] = s;
                     if (px + 1 < px1)
@@ -364,9 +468,9 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
         barrier(CLK_LOCAL_MEM_FENCE);
         /* The next batch writes lm, which no one reads now, and lo only
          * after the next barrier: no third barrier. */
-        if (t < NT && e0 + t < ec)
+        for (int e = t; e < NT && e0 + e < ec; e += wg)
             for (int i = 0; i < nb; i++)
-                dst[(size_t)(yb + i) * ec + e0 + t] = BF_NORM(lo[i * BF_OP + t], radius);
+                BF_STORE(dst + (size_t)(yb + i) * ec + e0 + e, BF_NORM(lo[i * BF_OP + e], radius));
     }
 }
 #endif

@@ -13,7 +13,11 @@
  *    access (.x .y .z .w); no vector arithmetic operators. The address must
  *    be 16-byte aligned (a float4 access on every compiler);
  *  - math: fma, fmin, fmax, sqrt, fabs, mad via fma;
- *  - -DCO_FP_STRICT where a kernel must round exactly as host C does. */
+ *  - -DCO_FP_STRICT where a kernel must round exactly as host C does;
+ *  - cache hints: CO_LOAD_LAST(p) for a value read for the last time,
+ *    CO_STORE_STREAM(p, v) for a result the kernel will not read again:
+ *    evict-first in CUDA's L2 (ld.global.lu, st.global.cs), so they do not
+ *    push data still to be read out of it; plain accesses elsewhere. */
 #ifndef CO_DIALECT_H
 #define CO_DIALECT_H
 
@@ -30,6 +34,8 @@
 #define CO_STORE4_LOCAL(v, p, i) (((__local float4 *)(p))[(i)] = (v))
 #define CO_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
 #define CO_LOCAL_PTR __local
+#define CO_LOAD_LAST(p) (*(p))
+#define CO_STORE_STREAM(p, v) (*(p) = (v))
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
  * default), so the kernel rounds as host C compiled with -std=c11 does. The
  * CUDA backend passes --fmad=false for the same define. */
@@ -46,6 +52,8 @@
 #define __global
 #define __local __shared__
 #define CO_LOCAL_PTR /* a generic pointer: __shared__ qualifies variables only */
+#define CO_LOAD_LAST(p) __ldlu(p)
+#define CO_STORE_STREAM(p, v) __stcs((p), (v))
 #define __constant const
 #define __private
 #define restrict __restrict__
@@ -147,6 +155,8 @@ CO_ATOMICS_(uint)
 #define CO_RESTRICT restrict
 #define CO_INLINE static inline
 #define CO_LOCAL_PTR
+#define CO_LOAD_LAST(p) (*(p))
+#define CO_STORE_STREAM(p, v) (*(p) = (v))
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;

@@ -338,5 +338,14 @@ if [ $has_opencl = 1 ]; then
     expect 2 "needs SPLIT <= WG" run collider --device opencl --variant brute --param WG=4 --param SPLIT=8 --balls 10 --width 20 --height 20
 fi
 
+# scripts/sweep.sh: a line of results per plan line, a failure named on its own line.
+printf '%s\n' '# a comment' 'c c "boxfilter --width 40 --height 30 --radius 2" ' \
+    'c c "boxfilter --width 40 --height 30" NOPE=1' |
+    COALESCE=$CO REPS=1 VERIFY=1 "$(dirname "$0")/../scripts/sweep.sh" - >"$tmp/sweep.txt" &&
+    [ "$(wc -l <"$tmp/sweep.txt")" -eq 2 ] &&
+    grep -Eq '^c +c +boxfilter --width 40 --height 30 --radius 2 +[0-9.]+ ms' "$tmp/sweep.txt" &&
+    grep -q "failed: coalesce: variant 'c' takes no parameters" "$tmp/sweep.txt" &&
+    pass=$((pass + 1)) || { echo "FAIL scripts/sweep.sh: $(cat "$tmp/sweep.txt")"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

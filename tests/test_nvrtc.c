@@ -97,6 +97,9 @@ static const struct {
     {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
     {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
     {"boxfilter", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"}, /* __maxnreg__ */
+    {"boxfilter", "-DNT=512 -DCPT=2 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
+    {"boxfilter", "-DRGBA8=1 -DNT=256 -DCPT=4 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=-1 -DHINTS=2"},
+    {"boxfilter", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DHINTS=3"},
 };
 
 static bool belongs_to(const char *file, const char *workload) {

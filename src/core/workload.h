@@ -8,7 +8,7 @@
 #include "backend/backend.h"
 
 #define CO_MAX_ARRAYS 8
-#define CO_MAX_PARAMS 8
+#define CO_MAX_PARAMS CO_MAX_KV
 #define CO_MAX_RATES 3
 
 /* Where a variant runs: a bit per backend. */
@@ -102,7 +102,12 @@ enum {
 };
 
 /* In initializers: a static array and its length, counted by the compiler. */
-#define CO_PARAMS(array) .params = (array), .nparams = sizeof(array) / sizeof((array)[0])
+/* A variant's parameters; more than CO_MAX_PARAMS fails to compile (a
+ * negative array size), rather than overrunning co_job.params. */
+#define CO_PARAMS(array)                                                                     \
+    .params = (array),                                                                       \
+    .nparams = sizeof(array) / sizeof((array)[0]) +                                          \
+               0 * sizeof(char[sizeof(array) / sizeof((array)[0]) <= CO_MAX_PARAMS ? 1 : -1])
 #define CO_OPTIONS(array) .options = (array), .noptions = sizeof(array) / sizeof((array)[0])
 #define CO_VARIANTS(array) .variants = (array), .nvariants = sizeof(array) / sizeof((array)[0])
 

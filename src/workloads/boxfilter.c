@@ -406,7 +406,7 @@ static size_t ceil_to(size_t x, size_t step) { return (x + step - 1) / step * st
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
-    char extra[160], defines[512];
+    char extra[224], defines[640];
     snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s", s->format, first,
              final, more ? " " : "", more ? more : "");
     co_job_defines(job, extra, defines, sizeof defines);
@@ -523,26 +523,31 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     return co_job_launch(job, k, 2, global, local, lmem, 7, args);
 }
 
-/* Rows per segment of the fused pass, where SEG does not say: enough
- * segments for GROUPS_PER_CU work-groups per compute unit (several waves,
- * so a partial last wave costs little; on the H200 more groups beat keeping
- * the windows' rows in the L2), each at least four windows tall, so that
- * starting a window (2r+1 rows read) costs at most a quarter more reads.
- * H200, 8192^2: 249 rows at r <= 16, 547 at r = 64 (near the best of the SEG
- * values measured, docs/results/2026-11-30-h200-b.md). */
-enum { GROUPS_PER_CU = 8 };
-
-static size_t fused_segment(const co_job *job, size_t strips) {
+/* Rows per segment of the fused pass, where SEG does not say. Where the
+ * leaving rows come from registers (hist) a window starts cheaply: 64 rows,
+ * so many groups that the last, partial wave of them costs little. Else
+ * eight windows tall (starting a window, 2r+1 rows read, costs at most an
+ * eighth more reads), shortened down to four windows where the image would
+ * give fewer groups than compute units. H200, 8192^2
+ * (docs/results/2026-11-30-h200-c.md): r = 1, 0.166 ms with 64 rows against
+ * 0.186 with the 249 that eight groups per compute unit gave; r = 64, 0.309
+ * ms with 1032 rows (one wave of groups) against 0.324 with 547; at r = 16
+ * it is 6% slower than 128 rows (0.257 against 0.242 ms). */
+static size_t fused_segment(const co_job *job, size_t strips, bool hist) {
     const box_state *s = job->prob->state;
     const size_t h = (size_t)s->h, window = 2 * (size_t)s->radius + 1;
-    size_t segs = (GROUPS_PER_CU * (size_t)job->dev->info.compute_units + strips - 1) / strips;
-    if (segs > h / (4 * window)) segs = h / (4 * window);
-    if (segs < 1) segs = 1;
-    return (h + segs - 1) / segs;
+    const size_t cus = (size_t)job->dev->info.compute_units, shortest = hist ? 16 : 4 * window;
+    size_t seg = hist ? 64 : 8 * window;
+    if (strips * ((h + seg - 1) / seg) < cus) {
+        const size_t segs = (cus + strips - 1) / strips;
+        seg = (h + segs - 1) / segs;
+        if (seg < shortest) seg = shortest;
+    }
+    return seg < h ? seg : h;
 }
 
-/* Work-items per group of the fused pass at most (one per column of strip
- * and halo); wider halos take the two transposed passes. */
+/* Work-items per group of the fused pass at most; wider strips and halos
+ * take the two transposed passes. */
 enum { FUSED_MAX_GROUP = 512 };
 
 /* The fused single pass where the strip and its halo fit a work-group and
@@ -550,23 +555,32 @@ enum { FUSED_MAX_GROUP = 512 };
  * transposed passes. */
 static co_status run_sliding(co_job *job) {
     const box_state *s = job->prob->state;
-    const size_t nt = (size_t)co_job_param(job, "NT"), hc = nt + 2 * (size_t)s->radius * s->ch;
-    const size_t limit = job->dev->info.local_mem_bytes, wg = ceil_to(hc, 32);
-    /* BATCH 0: 8 rows up to r = 16 (fewer registers, more groups resident),
-     * 16 above (a part of a row is 16 window sums for its 2r+1 reads). */
-    size_t batch = (size_t)co_job_param(job, "BATCH"), need = 0;
-    if (!batch) batch = s->radius <= 16 ? 8 : 16;
+    const size_t nt = (size_t)co_job_param(job, "NT"), cpt = (size_t)co_job_param(job, "CPT");
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, window = 2 * (size_t)s->radius + 1;
+    const size_t limit = job->dev->info.local_mem_bytes, wg = ceil_to((hc + cpt - 1) / cpt, 32);
+    /* BATCH 0: 16 rows where the window fits them (the leaving rows come
+     * from registers), 8 up to r = 16 (fewer registers, more groups
+     * resident), 16 above. */
+    size_t batch = (size_t)co_job_param(job, "BATCH"), need = 0, part = 0, blocks = 0;
+    if (!batch) batch = window <= 16 ? 16 : s->radius <= 16 ? 8 : 16;
     if (batch > nt) batch = nt;
     for (; batch >= 1; batch /= 2) {
-        need = (hc * (batch + 1) + batch * (nt + 1)) * 4;
+        /* PART 0: as many pixels as rows, so that every work-item of the
+         * strip has a part (no bank conflicts: PART = BATCH mod 32). */
+        part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
+        const size_t parts = (nt / s->ch + part - 1) / part;
+        blocks = co_job_param(job, "BLOCKS") && window >= 2 * part ? parts - 1 + window / part : 0;
+        need = (hc * (batch + 1) + batch * blocks * s->ch + batch * (nt + 1)) * 4;
         if (need <= limit) break;
     }
     if (!co_job_param(job, "FUSE") || batch < 1 || wg > FUSED_MAX_GROUP ||
         wg > job->dev->info.max_work_group_size)
         return two_transposed(job, slide_pass);
+    /* HIST: leaving values from registers where the window fits a batch. */
+    const long hist = co_job_param(job, "HIST") && window <= batch ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
     const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG")
-                                                : fused_segment(job, strips);
+                                                : fused_segment(job, strips, hist >= 0);
     const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
     /* lm's size is a define: rounded up (within the limit) so that radii
      * share builds. */
@@ -574,8 +588,9 @@ static co_status run_sliding(co_job *job) {
     size_t lm_bytes = ceil_to(need - lo_bytes, 4096);
     if (lm_bytes + lo_bytes > limit) lm_bytes = (limit - lo_bytes) / 4 * 4;
     const size_t lmem = lm_bytes + lo_bytes;
-    char more[96];
-    snprintf(more, sizeof more, "-DLMAX=%zu -DBF_BATCH=%zu", lm_bytes / 4, batch);
+    char more[128];
+    snprintf(more, sizeof more, "-DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d",
+             lm_bytes / 4, batch, part, hist, blocks > 0);
     co_array *a = job->prob->arrays;
     co_kernel *k;
     co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
@@ -639,8 +654,17 @@ static const co_param_def sliding_params[] = {
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
     {"NT", 128, 32, 512, true, "fused: element columns per strip (the group: a work-item per "
      "column of strip and halo)", 256},
-    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: 8 up to r = 16, else 16; halved to "
-     "fit local memory)", 0},
+    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: 16 where 2r+1 <= 16, 8 up to r = 16, "
+     "else 16; halved to fit local memory)", 0},
+    {"CPT", 1, 1, 4, true, "fused: columns per work-item", 0},
+    {"PART", 0, 0, 4096, false, "fused: pixels per part of the horizontal pass (0: BATCH; "
+     "lengths other than BATCH mod 32 meet bank conflicts)", 0},
+    {"BLOCKS", 1, 0, 1, false, "fused: 1: a part's first window from sums of PART columns where "
+     "it spans two parts or more; 0: summed whole", 0},
+    {"HIST", 1, 0, 1, false, "fused: 1: leaving rows from registers where 2r+1 <= BATCH; 0: "
+     "loaded again", 0},
+    {"HINTS", 0, 0, 3, false, "fused, CUDA: evict-first from the L2 for the results (1), the "
+     "leaving values (2), both (3); 0: plain accesses (no gain measured on the H200)", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
@@ -664,7 +688,8 @@ static const co_variant variants[] = {
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
      .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7;"
-                    "NT=64 BATCH=8 SEG=40 MAXREG=56"},
+                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23;"
+                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1;NT=64 BATCH=2 PART=2"},
 };
 
 const co_workload co_workload_boxfilter = {
