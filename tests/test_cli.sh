@@ -270,7 +270,7 @@ COALESCE_CACHE_DIR=/proc/coalesce-no-such-dir "$CO" run gemm --device c --size 8
 # PNG in and out, +-1) where cv2 is installed.
 expect 2 "--border must be one of clamp,reflect101,zero, got 'mirror'" run boxfilter --device c --border mirror
 expect 2 "--format must be one of f32,rgba8, got 'rgb'" run boxfilter --device c --format rgb
-expect 2 "--radius must be a whole number of pixels, got '1.5'" run boxfilter --device c --radius 1.5
+expect 2 "--radius must be an integer, got '1.5'" run boxfilter --device c --radius 1.5
 expect 2 "--radius=-1 is out of range \[0, " run boxfilter --device c --radius -1
 expect 2 "--radius=3000 is out of range \[0, 2047\]" run boxfilter --device c --format rgba8 --radius 3000
 expect 1 "cannot read image '$tmp/none.png'" run boxfilter --device c --input "$tmp/none.png"

@@ -136,6 +136,15 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
     return CO_OK;
 }
 
+co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from) {
+    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
+        return co_fail(CO_ERR_INVALID,
+                       "variant '%s' sets its work-group from %s (%zux%zu here); change "
+                       "it with --param, not --local",
+                       job->var->name, from, local[0], local[1]);
+    return CO_OK;
+}
+
 co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t local_mem, size_t nargs,
                         const co_arg *args) {

@@ -79,6 +79,18 @@ co_status co_opt_real(const co_option *opts, size_t n, const char *name, double 
     return CO_OK;
 }
 
+co_status co_opt_int(const co_option *opts, size_t n, const char *name, int def, int min, int max,
+                     int *out) {
+    double x;
+    co_status st = co_opt_real(opts, n, name, def, min, max, &x);
+    if (st) return st;
+    if (x != floor(x))
+        return co_fail(CO_ERR_INVALID, "--%s must be an integer, got '%s'", name,
+                       co_opt(opts, n, name));
+    *out = (int)x;
+    return CO_OK;
+}
+
 co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const char *choices,
                         int def, int *out) {
     const char *v = co_opt(opts, n, name);

@@ -101,6 +101,9 @@ enum {
     CO_BOUND_COMPUTE     /* float32 FMA throughput */
 };
 
+/* x rounded up to a multiple of step: a grid that covers x work-items. */
+static inline size_t co_ceil_to(size_t x, size_t step) { return (x + step - 1) / step * step; }
+
 /* In initializers: a static array and its length, counted by the compiler. */
 /* A variant's parameters; more than CO_MAX_PARAMS fails to compile (a
  * negative array size), rather than overrunning co_job.params. */
@@ -159,6 +162,9 @@ co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t 
 /* A real-valued option within [min, max]. */
 co_status co_opt_real(const co_option *opts, size_t n, const char *name, double def, double min,
                       double max, double *out);
+/* A whole-number option within [min, max]. */
+co_status co_opt_int(const co_option *opts, size_t n, const char *name, int def, int min, int max,
+                     int *out);
 /* One of `choices` ("clamp|reflect101|zero"): its index, or a clear error. */
 co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const char *choices,
                         int def, int *out);
@@ -188,6 +194,9 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
                         const co_arg *args);
 /* The same check alone, before building a kernel that could not launch. */
 co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], size_t local_mem);
+/* For variants whose work-group (2D) follows from `from` ("its tile"): a
+ * --local that differs is an error naming --param instead. */
+co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from);
 /* Anchors timed by their own means add their time here. */
 void co_job_add_time(co_job *job, double ms);
 

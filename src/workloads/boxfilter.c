@@ -75,18 +75,6 @@ static void problem_word(co_problem *p, const char *name, const char *word) {
     p->nsizes++;
 }
 
-static co_status parse_radius(const co_option *opts, size_t n, int format, int *out) {
-    const int max = format == FMT_RGBA8 ? RGBA8_MAX_RADIUS : F32_MAX_RADIUS;
-    double r;
-    co_status st = co_opt_real(opts, n, "radius", 3, 0, max, &r);
-    if (st) return st;
-    if (r != floor(r))
-        return co_fail(CO_ERR_INVALID, "--radius must be a whole number of pixels, got '%s'",
-                       co_opt(opts, n, "radius"));
-    *out = (int)r;
-    return CO_OK;
-}
-
 /* Width and height: the options, else the --input image's; both must agree. */
 static co_status parse_size(const co_option *opts, size_t n, const co_image *img, int *w,
                             int *h) {
@@ -113,7 +101,9 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     p->state = s;
     co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
     if (!st) st = co_opt_choice(opts, nopts, "format", "f32|rgba8", 0, &s->format);
-    if (!st) st = parse_radius(opts, nopts, s->format, &s->radius);
+    if (!st)
+        st = co_opt_int(opts, nopts, "radius", 3, 0,
+                        s->format == FMT_RGBA8 ? RGBA8_MAX_RADIUS : F32_MAX_RADIUS, &s->radius);
     s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     const char *input = co_opt(opts, nopts, "input");
     if (!st && input) st = co_image_load(input, s->ch, &s->input);
@@ -401,7 +391,6 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA ---- */
 
-static size_t ceil_to(size_t x, size_t step) { return (x + step - 1) / step * step; }
 
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
@@ -429,15 +418,6 @@ static void group(const co_job *job, size_t def, size_t local[3]) {
     local[0] = job->local[0] ? job->local[0] : def;
     local[1] = job->local[1] ? job->local[1] : def;
     local[2] = 1;
-}
-
-/* The work-group of a tiled kernel comes from its parameters. */
-static co_status fixed_local(const co_job *job, const size_t local[2]) {
-    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
-        return co_fail(CO_ERR_INVALID, "variant '%s' sets its work-group from its parameters "
-                       "(%zux%zu here); change them with --param, not --local",
-                       job->var->name, local[0], local[1]);
-    return CO_OK;
 }
 
 /* One pass over an element grid of W*ch x H: naive (dir < 0) or a line sum. */
@@ -489,10 +469,11 @@ static co_status transpose_pass(co_job *job, int first, int final, int w, int h,
                                 co_buf *dst) {
     const box_state *s = job->prob->state;
     const size_t tile = (size_t)co_job_param(job, "TILE");
-    const size_t local[3] = {tile, tile, 1}, global[3] = {ceil_to((size_t)w, tile), ceil_to((size_t)h, tile), 1};
+    const size_t local[3] = {tile, tile, 1};
+    const size_t global[3] = {co_ceil_to((size_t)w, tile), co_ceil_to((size_t)h, tile), 1};
     const size_t lmem = tile * (tile * s->ch + 1) * 4;
     co_kernel *k;
-    co_status st = fixed_local(job, local);
+    co_status st = co_job_fixed_local(job, local, "its parameters");
     if (!st) st = co_job_check(job, 2, local, lmem);
     if (!st) st = kernel_for(job, "box_transpose", first, final, NULL, &k);
     if (st) return st;
@@ -511,10 +492,10 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
                        "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
     const size_t local[3] = {tile, sy, 1};
     const size_t segments = ((size_t)h + seg - 1) / seg;
-    const size_t global[3] = {ceil_to((size_t)w * s->ch, tile), ceil_to(segments, sy), 1};
+    const size_t global[3] = {co_ceil_to((size_t)w * s->ch, tile), co_ceil_to(segments, sy), 1};
     const size_t lmem = sy * tile * (tile + 1) * 4;
     co_kernel *k;
-    co_status st = fixed_local(job, local);
+    co_status st = co_job_fixed_local(job, local, "its parameters");
     if (!st) st = co_job_check(job, 2, local, lmem);
     if (!st) st = kernel_for(job, "box_slide", first, final, NULL, &k);
     if (st) return st;
@@ -557,7 +538,7 @@ static co_status run_sliding(co_job *job) {
     const box_state *s = job->prob->state;
     const size_t nt = (size_t)co_job_param(job, "NT"), cpt = (size_t)co_job_param(job, "CPT");
     const size_t hc = nt + 2 * (size_t)s->radius * s->ch, window = 2 * (size_t)s->radius + 1;
-    const size_t limit = job->dev->info.local_mem_bytes, wg = ceil_to((hc + cpt - 1) / cpt, 32);
+    const size_t limit = job->dev->info.local_mem_bytes, wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
     /* BATCH 0: 16 rows where the window fits them (the leaving rows come
      * from registers), 8 up to r = 16 (fewer registers, more groups
      * resident), 16 above. */
@@ -585,7 +566,7 @@ static co_status run_sliding(co_job *job) {
     /* lm's size is a define: rounded up (within the limit) so that radii
      * share builds. */
     const size_t lo_bytes = batch * (nt + 1) * 4;
-    size_t lm_bytes = ceil_to(need - lo_bytes, 4096);
+    size_t lm_bytes = co_ceil_to(need - lo_bytes, 4096);
     if (lm_bytes + lo_bytes > limit) lm_bytes = (limit - lo_bytes) / 4 * 4;
     const size_t lmem = lm_bytes + lo_bytes;
     char more[128];

@@ -208,7 +208,6 @@ static co_status launch(co_job *job, const char *source, const char *entry,
     return co_job_launch(job, kernel, 2, g, l, local_mem, 6, args);
 }
 
-static size_t ceil_to(size_t x, size_t step) { return (x + step - 1) / step * step; }
 
 static co_status run_naive(co_job *job) {
     gemm_state *s = job->prob->state;
@@ -217,21 +216,12 @@ static co_status run_naive(co_job *job) {
     return launch(job, "gemm", "gemm_naive", global, local, 0);
 }
 
-/* The tiled kernels fix their work-group from the tile: --local must agree. */
-static co_status fixed_local(const co_job *job, const size_t local[2]) {
-    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
-        return co_fail(CO_ERR_INVALID,
-                       "variant '%s' sets its work-group from its tile (%zux%zu here); change "
-                       "it with --param, not --local",
-                       job->var->name, local[0], local[1]);
-    return CO_OK;
-}
 
 static co_status run_tiled(co_job *job) {
     gemm_state *s = job->prob->state;
     const size_t ts = (size_t)co_job_param(job, "TS");
-    const size_t local[2] = {ts, ts}, global[2] = {ceil_to(s->n, ts), ceil_to(s->m, ts)};
-    co_status st = fixed_local(job, local);
+    const size_t local[2] = {ts, ts}, global[2] = {co_ceil_to(s->n, ts), co_ceil_to(s->m, ts)};
+    co_status st = co_job_fixed_local(job, local, "its tile");
     return st ? st : launch(job, "gemm", "gemm_tiled", global, local, (2 * ts * ts + ts) * 4);
 }
 
@@ -241,8 +231,8 @@ static co_status run_wpt(co_job *job) {
     if (ts % wpt)
         return co_fail(CO_ERR_INVALID, "wpt needs TS divisible by WPT (TS=%zu, WPT=%zu)", ts, wpt);
     const size_t local[2] = {ts, ts / wpt};
-    const size_t global[2] = {ceil_to(s->n, ts), ceil_to(s->m, ts) / wpt};
-    co_status st = fixed_local(job, local);
+    const size_t global[2] = {co_ceil_to(s->n, ts), co_ceil_to(s->m, ts) / wpt};
+    co_status st = co_job_fixed_local(job, local, "its tile");
     return st ? st : launch(job, "gemm", "gemm_wpt", global, local, (2 * ts * ts + ts) * 4);
 }
 
@@ -267,9 +257,9 @@ static co_status run_reg2d(co_job *job) {
                        "LVW=%ld PADA=%ld PADB=%ld)",
                        tsm, tsn, tsk, wptm, wptn, lvw, pada, padb);
     const size_t local[2] = {(size_t)(tsn / wptn), (size_t)(tsm / wptm)};
-    const size_t global[2] = {ceil_to(s->n, (size_t)tsn) / (size_t)wptn,
-                              ceil_to(s->m, (size_t)tsm) / (size_t)wptm};
-    co_status st = fixed_local(job, local);
+    const size_t global[2] = {co_ceil_to(s->n, (size_t)tsn) / (size_t)wptn,
+                              co_ceil_to(s->m, (size_t)tsm) / (size_t)wptm};
+    co_status st = co_job_fixed_local(job, local, "its tile");
     return st ? st : launch(job, "gemm_reg2d", "gemm_reg2d", global, local,
                             (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))));
 }

@@ -94,18 +94,6 @@ static const co_option_def options[] = {
     {"out-dir", NULL, "write every frame as DIR/frame_NNNN.png"},
 };
 
-static co_status opt_int(const co_option *opts, size_t n, const char *name, int def, int min,
-                         int max, int *out) {
-    double x;
-    co_status st = co_opt_real(opts, n, name, def, min, max, &x);
-    if (st) return st;
-    if (x != floor(x))
-        return co_fail(CO_ERR_INVALID, "--%s must be an integer, got '%s'", name,
-                       co_opt(opts, n, name));
-    *out = (int)x;
-    return CO_OK;
-}
-
 static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     size_t width, height, frames;
     int spheres = 0, lights = 0, depth = 0, prec = 0, inside = 0;
@@ -113,9 +101,9 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     co_status st = co_opt_size(opts, nopts, "width", 640, &width);
     if (!st) st = co_opt_size(opts, nopts, "height", 360, &height);
     if (!st) st = co_opt_size(opts, nopts, "frames", 1, &frames);
-    if (!st) st = opt_int(opts, nopts, "spheres", 64, 0, RT_MAX_SPHERES, &spheres);
-    if (!st) st = opt_int(opts, nopts, "lights", 2, 1, RT_MAX_LIGHTS, &lights);
-    if (!st) st = opt_int(opts, nopts, "depth", 4, 0, 64, &depth);
+    if (!st) st = co_opt_int(opts, nopts, "spheres", 64, 0, RT_MAX_SPHERES, &spheres);
+    if (!st) st = co_opt_int(opts, nopts, "lights", 2, 1, RT_MAX_LIGHTS, &lights);
+    if (!st) st = co_opt_int(opts, nopts, "depth", 4, 0, 64, &depth);
     if (!st) st = co_opt_real(opts, nopts, "time", 0, -1e5, 1e5, &t0);
     if (!st) st = co_opt_choice(opts, nopts, "precision", "float|double", 0, &prec);
     if (!st) st = co_opt_choice(opts, nopts, "camera", "outside|inside", 0, &inside);
