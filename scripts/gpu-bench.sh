@@ -20,7 +20,10 @@ gpus=${GPUS:-cuda,opencl:gpu}
 cpus=${CPUS-omp,opencl:cpu} # CPUS= leaves the CPU rows out
 host=${cpus:+,${cpus%%,*}}  # omp alone, where PoCL would take too long
 status=0
+# The ceilings measured by this run (peak.json) stay with its results; the
+# compiled CUDA kernels (cache/cuda) only while it runs.
 export COALESCE_CACHE_DIR=$out/cache
+trap 'rm -rf "$out/cache/cuda"' EXIT
 # OpenBLAS 0.3.21 takes an unknown virtual CPU for a Prescott and uses SSE3
 # kernels; name the real core so the anchor is fair.
 if [ -z "${OPENBLAS_CORETYPE:-}" ]; then

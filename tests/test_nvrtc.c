@@ -74,8 +74,9 @@ static void variant_defines(const co_variant *v, bool gpu, char *out, size_t len
     out[0] = 0;
     for (size_t i = 0; i < v->nparams && used < len; i++) {
         const co_param_def *p = &v->params[i];
-        used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", i ? " " : "", p->name,
-                                 gpu && p->def_gpu ? p->def_gpu : p->def);
+        if (!co_param_is_host(v, i))
+            used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", used ? " " : "",
+                                     p->name, gpu && p->def_gpu ? p->def_gpu : p->def);
     }
 }
 
@@ -101,6 +102,34 @@ static const struct {
     {"boxfilter", "-DRGBA8=1 -DNT=256 -DCPT=4 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=-1 -DHINTS=2"},
     {"boxfilter", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DHINTS=3"},
 };
+
+/* A second compile of the same source and defines comes from the cache
+ * directory (one entry, the same bytes); other defines are another entry. */
+static void check_cache(const char *source, const char *arch) {
+    char dir[] = "/tmp/coalesce-nvrtc-XXXXXX", cmd[256];
+    if (!mkdtemp(dir)) return;
+    char *saved = getenv("COALESCE_CACHE_DIR") ? strdup(getenv("COALESCE_CACHE_DIR")) : NULL;
+    setenv("COALESCE_CACHE_DIR", dir, 1);
+    void *a = NULL, *b = NULL, *c = NULL;
+    size_t na = 0, nb = 0, nc = 0;
+    co_status st = co_cuda_compile("dialect_probe", source, "", arch, &a, &na);
+    snprintf(cmd, sizeof cmd, "test $(ls '%s/cuda' | wc -l) -eq 1", dir);
+    bool one = !st && system(cmd) == 0;
+    if (!st) st = co_cuda_compile("dialect_probe", source, "", arch, &b, &nb);
+    bool same = !st && one && system(cmd) == 0 && na == nb && memcmp(a, b, na) == 0;
+    if (!st) st = co_cuda_compile("dialect_probe", source, "-DUNUSED=1", arch, &c, &nc);
+    snprintf(cmd, sizeof cmd, "test $(ls '%s/cuda' | wc -l) -eq 2", dir);
+    bool two = !st && system(cmd) == 0;
+    printf("%s cache: one entry per source and defines, the same bytes again\n",
+           same && two ? "ok  " : "FAIL");
+    if (!(same && two)) failures++;
+    free(a), free(b), free(c);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
+    if (saved) setenv("COALESCE_CACHE_DIR", saved, 1);
+    else unsetenv("COALESCE_CACHE_DIR");
+    free(saved);
+}
 
 static bool belongs_to(const char *file, const char *workload) {
     size_t n = strlen(workload);
@@ -159,6 +188,7 @@ int main(int argc, char **argv) {
             if (probe) {
                 snprintf(probe, len, "%s%s", first, dialect_probe);
                 compile("dialect_probe", probe, "", arch);
+                check_cache(probe, arch);
                 free(probe);
             }
         }

@@ -117,6 +117,21 @@ co_device *co_context_device(const co_context *ctx, size_t index);
 /* Set the thread's error message (printf-style) and return status. */
 co_status co_fail(co_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The cache directory ($COALESCE_CACHE_DIR, else $XDG_CACHE_HOME/coalesce,
+ * else ~/.cache/coalesce; src/core/cache.c): the path of file `name` in it. */
+co_status co_cache_path(const char *name, char *out, size_t len);
+/* mkdir -p of the directory part of path (failures left to the writer). */
+void co_cache_make_dirs(const char *path);
+/* FNV-1a of len bytes, continuing from h (start: CO_HASH_SEED). */
+#define CO_HASH_SEED 0xcbf29ce484222325ull
+uint64_t co_hash(uint64_t h, const void *data, size_t len);
+/* Entries of kind (a subdirectory) under a key string. get: a copy the
+ * caller frees (a NUL follows its size bytes), or false (no entry, an
+ * unreadable one, another key's). put: best effort (a cache that cannot be
+ * written only costs time). */
+bool co_cache_get(const char *kind, const char *key, void **data, size_t *size);
+void co_cache_put(const char *kind, const char *key, const void *data, size_t size);
+
 /* Registration entries, one per backend folder. */
 const co_backend *co_backend_c(void);
 const co_backend *co_backend_omp(void);

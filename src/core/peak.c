@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -442,17 +441,7 @@ done:
 
 /* ---- the cache file ----------------------------------------------------- */
 
-co_status co_peak_cache_path(char *out, size_t len) {
-    const char *dir = getenv("COALESCE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (dir && *dir) n = snprintf(out, len, "%s/peak.json", dir);
-    else if (xdg && *xdg == '/') n = snprintf(out, len, "%s/coalesce/peak.json", xdg);
-    else if (home && *home) n = snprintf(out, len, "%s/.cache/coalesce/peak.json", home);
-    else return co_fail(CO_ERR_IO, "no cache directory: set COALESCE_CACHE_DIR or HOME");
-    if (n < 0 || (size_t)n >= len) return co_fail(CO_ERR_IO, "cache path too long");
-    return CO_OK;
-}
+co_status co_peak_cache_path(char *out, size_t len) { return co_cache_path("peak.json", out, len); }
 
 /* JSON string text (without quotes) of s. */
 static void json_escape(const char *s, char *out, size_t len) {
@@ -611,22 +600,6 @@ static bool cache_lookup(const co_device *dev, co_peak *out) {
     return scan_cache(path, &s) && s.hit;
 }
 
-/* mkdir -p of the directory part of path. */
-static void make_dirs(const char *path) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) return;
-    *slash = 0;
-    for (char *p = dir + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(dir, 0755);
-            *p = '/';
-        }
-    mkdir(dir, 0755);
-}
-
 /* Rewrite the file with this device's entry replaced: the other valid
  * entries kept, corrupt lines dropped, written aside and renamed over it
  * (readers never see half a file). */
@@ -634,7 +607,7 @@ static co_status cache_store(const co_device *dev, const co_peak *p) {
     char path[1024], tmp[1100], key[600], name[300];
     co_status st = co_peak_cache_path(path, sizeof path);
     if (st) return st;
-    make_dirs(path);
+    co_cache_make_dirs(path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return co_fail(CO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));

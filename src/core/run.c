@@ -18,12 +18,23 @@ long co_job_param(const co_job *job, const char *name) {
     return 0;
 }
 
+bool co_param_is_host(const co_variant *v, size_t i) {
+    const size_t n = strlen(v->params[i].name);
+    for (const char *h = v->host_params; h && *h; h += strspn(h, " ")) {
+        const size_t len = strcspn(h, " ");
+        if (len == n && strncmp(h, v->params[i].name, n) == 0) return true;
+        h += len;
+    }
+    return false;
+}
+
 void co_job_defines(const co_job *job, const char *extra, char *out, size_t len) {
     size_t used = 0;
     out[0] = 0;
     for (size_t i = 0; i < job->var->nparams && used < len; i++)
-        used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", used ? " " : "",
-                                 job->var->params[i].name, job->params[i]);
+        if (!co_param_is_host(job->var, i))
+            used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", used ? " " : "",
+                                     job->var->params[i].name, job->params[i]);
     if (extra && *extra && used < len)
         snprintf(out + used, len - used, "%s%s", used ? " " : "", extra);
 }

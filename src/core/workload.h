@@ -92,7 +92,13 @@ struct co_variant {
     /* Tunable sets the cross-backend test runs besides the defaults:
      * ";"-separated, each "NAME=V NAME=V". */
     const char *test_params;
+    /* Tunables only the host reads (space-separated names): not passed to
+     * the kernels as -DNAME=V, so that sweeping one rebuilds nothing. */
+    const char *host_params;
 };
+
+/* Whether tunable i of v is one of its host_params. */
+bool co_param_is_host(const co_variant *v, size_t i);
 
 /* The ceiling a workload's results are a fraction of (co_peak). */
 enum {
@@ -180,7 +186,8 @@ void co_problem_rate(co_problem *p, const char *unit, double count);
 
 /* The resolved value of a variant's tunable. */
 long co_job_param(const co_job *job, const char *name);
-/* "-DTS=16 -DWPT=8 ..." for every tunable plus `extra` (may be NULL). */
+/* "-DTS=16 -DWPT=8 ..." for every tunable but the host_params, plus `extra`
+ * (may be NULL). */
 void co_job_defines(const co_job *job, const char *extra, char *out, size_t len);
 /* Build (cached per device and define set) and fetch a kernel entry point of
  * kernels/<source>.cl. */

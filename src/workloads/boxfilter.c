@@ -670,7 +670,8 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
      .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7;"
                     "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23;"
-                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1;NT=64 BATCH=2 PART=2"},
+                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1;NT=64 BATCH=2 PART=2",
+     .host_params = "FUSE SEG BATCH PART BLOCKS HIST"},
 };
 
 const co_workload co_workload_boxfilter = {

@@ -554,6 +554,27 @@ done:
     return st;
 }
 
+/* nvrtc_compile through the cache directory (kind "cuda"): NVRTC keeps no
+ * cache, and a kernel with its loops unrolled can take it seconds. The key
+ * is all that shapes the binary: NVRTC's version, the target, the defines
+ * and the source (its hash and length). */
+static co_status cached_compile(const char *name, const char *source, const char *defines,
+                                const char *arch, void **out, size_t *size) {
+    int major = 0, minor = 0;
+    nv.Version(&major, &minor);
+    const size_t len = strlen(source), key_len = strlen(defines ? defines : "") + 256;
+    char *key = malloc(key_len);
+    if (!key) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    snprintf(key, key_len, "nvrtc %d.%d %s %s.cl %zu %016llx %s", major, minor, arch, name, len,
+             (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines ? defines : "");
+    co_status st = CO_OK;
+    if (!co_cache_get("cuda", key, out, size) &&
+        !(st = nvrtc_compile(name, source, defines, arch, out, size)))
+        co_cache_put("cuda", key, *out, *size);
+    free(key);
+    return st;
+}
+
 /* What this NVRTC can target around compute capability cc: whether cc
  * itself, the newest architecture below it, and the oldest of all. */
 static co_status nvrtc_archs(int cc, bool *exact, int *below, int *oldest) {
@@ -617,7 +638,7 @@ co_status co_cuda_compile(const char *name, const char *source, const char *defi
     co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
     if (st) return st;
     if (!exact) return nvrtc_unsupported(CO_ERR_INVALID, arch, oldest);
-    return nvrtc_compile(name, source, defines, arch, out, size);
+    return cached_compile(name, source, defines, arch, out, size);
 }
 
 /* ---- programs and kernels ---------------------------------------------- */
@@ -632,7 +653,7 @@ static co_status build(co_device *dev, const char *name, const char *source, con
     if (!d->arch[0] && (st = choose_arch(d->cc, d->arch, sizeof d->arch))) return st;
     void *bin;
     size_t size;
-    if ((st = nvrtc_compile(name, source, defines, d->arch, &bin, &size))) return st;
+    if ((st = cached_compile(name, source, defines, d->arch, &bin, &size))) return st;
 
     co_program *prog = calloc(1, sizeof *prog);
     if (!prog) {

@@ -42,7 +42,9 @@ co_cuda_fn co_cuda_dlsym(void *lib, const char *name);
 /* Compile one kernel source with NVRTC only (no driver, no GPU):
  * `defines` as for backend build ("-DTS=16 -DWPT=8", may be NULL or ""),
  * `arch` "sm_90" (a cubin) or "compute_90" (PTX text, NUL-terminated).
- * On success *out (malloc'ed, the caller frees) holds *size bytes.
+ * On success *out (malloc'ed, the caller frees) holds *size bytes, from the
+ * cache directory (kind "cuda") where the same source and defines were
+ * compiled before.
  * CO_ERR_UNSUPPORTED only when libnvrtc cannot be opened (or this build has
  * no CUDA headers); CO_ERR_INVALID for an arch this NVRTC does not know;
  * CO_ERR_BUILD with the NVRTC log in co_last_error. */

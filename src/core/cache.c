@@ -1,0 +1,90 @@
+/* The cache directory: measured ceilings (peak.c) and compiled kernels
+ * (backends whose compiler keeps no cache of its own: NVRTC). Files are
+ * written aside and renamed into place, so a reader never sees half of
+ * one; a missing, unreadable or foreign file is a miss, never an error. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/workload.h"
+
+co_status co_cache_path(const char *name, char *out, size_t len) {
+    const char *dir = getenv("COALESCE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (dir && *dir) n = snprintf(out, len, "%s/%s", dir, name);
+    else if (xdg && *xdg == '/') n = snprintf(out, len, "%s/coalesce/%s", xdg, name);
+    else if (home && *home) n = snprintf(out, len, "%s/.cache/coalesce/%s", home, name);
+    else return co_fail(CO_ERR_IO, "no cache directory: set COALESCE_CACHE_DIR or HOME");
+    if (n < 0 || (size_t)n >= len) return co_fail(CO_ERR_IO, "cache path too long");
+    return CO_OK;
+}
+
+void co_cache_make_dirs(const char *path) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return;
+    *slash = 0;
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    mkdir(dir, 0755);
+}
+
+uint64_t co_hash(uint64_t h, const void *data, size_t len) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+/* An entry: the file kind/<hash of key>.bin holds the key, its NUL, then
+ * the data. The key is compared whole: a hash collision is a miss. */
+static co_status entry_path(const char *kind, const char *key, char *out, size_t len) {
+    char name[128];
+    snprintf(name, sizeof name, "%s/%016llx.bin", kind,
+             (unsigned long long)co_hash(CO_HASH_SEED, key, strlen(key)));
+    return co_cache_path(name, out, len);
+}
+
+bool co_cache_get(const char *kind, const char *key, void **data, size_t *size) {
+    *data = NULL;
+    *size = 0;
+    char path[1024];
+    if (entry_path(kind, key, path, sizeof path)) return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    const size_t klen = strlen(key) + 1;
+    char *buf = NULL;
+    long end = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    bool ok = end >= (long)klen && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)end)) &&
+              fread(buf, 1, (size_t)end, f) == (size_t)end && memcmp(buf, key, klen) == 0;
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return false;
+    }
+    memmove(buf, buf + klen, (size_t)end - klen);
+    buf[(size_t)end - klen] = 0; /* within the key's bytes: text data stays a string */
+    *data = buf;
+    *size = (size_t)end - klen;
+    return true;
+}
+
+void co_cache_put(const char *kind, const char *key, const void *data, size_t size) {
+    char path[1024], tmp[1100];
+    if (entry_path(kind, key, path, sizeof path)) return;
+    co_cache_make_dirs(path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    bool ok = fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 && fwrite(data, 1, size, f) == size;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
