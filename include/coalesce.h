@@ -54,7 +54,9 @@ typedef struct co_device_info {
     unsigned compute_units;
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
-    size_t local_mem_bytes;
+    size_t local_mem_bytes;   /* local memory of a kernel's own (static) arrays */
+    size_t local_mem_arg_bytes; /* all its local memory where a CO_LOCAL argument asks for it:
+                                   CUDA's opt-in maximum (dynamic shared memory) */
     size_t cache_bytes;       /* last-level cache (L2 on GPUs); 0 if not reported */
     size_t global_mem_bytes;
     size_t max_alloc_bytes;

@@ -310,41 +310,117 @@ CO_INLINE int bf_halo(int j, int e0, int rc, int W, int border) {
     return xm < 0 ? -1 : xm * BF_CH + (e - x * BF_CH);
 }
 
-/* Input column g (-1: zero) at the BF_BATCH rows from yb: the entering
- * values E(y) = row y + r into e, and without BF_HIST the leaving ones,
- * E(y - 2r - 1) = row y - r - 1, into l. Rows past the segment's end are
- * loaded too (after the border rule: in the image) and never stored. */
-CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int radius,
-                        int border, int g, int yb, BF_ACC *e, BF_ACC *l) {
-#if BF_HIST >= 0
-    const bool inside = yb + BF_BATCH + radius <= H;
-#else
-    const bool inside = yb + BF_BATCH + radius <= H && yb - radius - 1 >= 0;
-#endif
-    if (g >= 0 && inside) { /* no border rule: straight-line loads */
-        __global const BF_T *a = src + (size_t)(yb + radius) * ec + g;
+/* The input columns of work-item t's CPT columns of the strip and halo
+ * (column t + c wg: coalesced for every c). */
+CO_INLINE void bf_columns(int *g, int t, int wg, int hc, int e0, int rc, int W, int border) {
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) e[i] = a[(size_t)i * ec];
-#if BF_HIST < 0
-        __global const BF_T *b = src + (size_t)(yb - radius - 1) * ec + g;
+    for (int c = 0; c < CPT; c++) g[c] = t + c * wg < hc ? bf_halo(t + c * wg, e0, rc, W, border) : -1;
+}
+
+/* Input column g (-1: zero) at the BF_BATCH rows from ya into e; rows
+ * outside the image after the border rule (straight-line loads where no row
+ * needs it). `last`: the rows' last reads (the HINTS bit 2). */
+CO_INLINE void bf_rows(__global const BF_T *CO_RESTRICT src, int ec, int H, int border, int g,
+                       int ya, BF_ACC *e, bool last) {
+    if (g >= 0 && ya >= 0 && ya + BF_BATCH <= H) {
+        __global const BF_T *a = src + (size_t)ya * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) l[i] = BF_LAST(b + (size_t)i * ec);
-#endif
+        for (int i = 0; i < BF_BATCH; i++) e[i] = last ? BF_LAST(a + (size_t)i * ec) : a[(size_t)i * ec];
         return;
     }
 #pragma unroll
     for (int i = 0; i < BF_BATCH; i++) {
-        const int ya = g >= 0 ? bf_map(yb + i + radius, H, border) : -1;
-        e[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
-#if BF_HIST < 0
-        const int yl = g >= 0 ? bf_map(yb + i - radius - 1, H, border) : -1;
-        l[i] = yl >= 0 ? (BF_ACC)BF_LAST(src + (size_t)yl * ec + g) : 0;
-#endif
+        const int ym = g >= 0 ? bf_map(ya + i, H, border) : -1;
+        e[i] = ym < 0 ? 0 : last ? (BF_ACC)BF_LAST(src + (size_t)ym * ec + g) : (BF_ACC)src[(size_t)ym * ec + g];
     }
+}
+
+/* The batch from row yb: entering values E(y) = row y + r into e, and
+ * without BF_HIST the leaving ones, E(y - 2r - 1) = row y - r - 1, into l.
+ * Rows past the segment's end are loaded too and never stored. */
+CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int radius,
+                        int border, int g, int yb, BF_ACC *e, BF_ACC *l) {
+    bf_rows(src, ec, H, border, g, yb + radius, e, false);
+#if BF_HIST < 0
+    bf_rows(src, ec, H, border, g, yb - radius - 1, l, true);
+#else
+    (void)l;
+#endif
 }
 
 #define BF_TP (BF_BATCH + 1)
 #define BF_OP (NT + 1)
+
+/* Step 2, horizontal: the window sums along rows k < nb of the batch in lm
+ * (T, hc columns) into rows of lo (row k at row (first + k) mod lo_rows,
+ * first < lo_rows, BF_BATCH <= lo_rows), a part of BF_PART pixels of a row
+ * per item (item it: row it % BF_BATCH, part it / BF_BATCH), each a running
+ * sum along its row (two reads a step). A part's first window is 2r+1
+ * reads, or with BF_BLOCKS (wide windows) `full` sums of BF_PART columns
+ * (block sums, computed first into lm at bs, one per row and block) and the
+ * rest. */
+CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int first, int lo_rows,
+                         int t, int wg, int hc, int radius, int nb) {
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+#if BF_BLOCKS
+    const int full = (2 * radius + 1) / BF_PART, blocks = full ? parts - 1 + full : 0;
+    const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
+    for (int it = t; it < BF_BATCH * blocks; it += wg) {
+        const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
+        for (int c = 0; c < BF_CH; c++) {
+            /* four partial sums: a quarter of the dependent adds */
+            BF_ACC q[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int d = 0; d < BF_PART; d++) q[d % 4] += lm[k + c * BF_TP + (px0 + d) * BF_CH * BF_TP];
+            lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = (q[0] + q[1]) + (q[2] + q[3]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    const int full = 0;
+    (void)hc;
+#endif
+    const int step = BF_CH * BF_TP, span = 2 * radius * step;
+    for (int it = t; it < BF_BATCH * parts; it += wg) {
+        const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
+        if (k >= nb) continue;
+        const int px1 = min(px0 + BF_PART, pixels), row = first + k;
+        CO_LOCAL_PTR BF_ACC *out = lo + (row < lo_rows ? row : row - lo_rows) * BF_OP + px0 * BF_CH;
+        for (int c = 0; c < BF_CH; c++) {
+            /* column px0 + d of this row and channel: in[d * step] */
+            CO_LOCAL_PTR const BF_ACC *in = lm + k + c * BF_TP + px0 * step;
+            BF_ACC s = 0, s2 = 0; /* two partial sums of the first window */
+#if BF_BLOCKS
+            CO_LOCAL_PTR const BF_ACC *blk = lm + bs + (p * BF_CH + c) * BF_BATCH + k;
+            int b = 0;
+            for (; b + 1 < full; b += 2) {
+                s += blk[b * BF_CH * BF_BATCH];
+                s2 += blk[(b + 1) * BF_CH * BF_BATCH];
+            }
+            if (b < full) s += blk[b * BF_CH * BF_BATCH];
+#endif
+            int d = full * BF_PART;
+            for (; d + 1 <= 2 * radius; d += 2) {
+                s += in[d * step];
+                s2 += in[(d + 1) * step];
+            }
+            if (d <= 2 * radius) s += in[d * step];
+            s += s2;
+            if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
+#pragma unroll
+                for (int q = 0; q < BF_PART; q++) {
+                    out[q * BF_CH + c] = s;
+                    if (q + 1 < BF_PART) s += in[q * step + step + span] - in[q * step];
+                }
+            } else {
+                for (int q = 0; q < px1 - px0; q++) {
+                    out[q * BF_CH + c] = s;
+                    s += q + 1 < px1 - px0 ? in[q * step + step + span] - in[q * step] : 0;
+                }
+            }
+        }
+    }
+}
 #if BF_HIST >= 0
 #define BF_W (2 * BF_HIST + 1)
 #define BF_LEAVE 1 /* leave[] unused */
@@ -359,6 +435,12 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #define BF_MAXREG
 #endif
 
+/* One of box_fused (BF_RING 0) and box_ring (BF_RING 1) per build: their
+ * local memory differs. */
+#ifndef BF_RING
+#define BF_RING 0
+#endif
+#if !BF_RING
 __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, const int border,
                                   const int seg, __global const BF_T *CO_RESTRICT src,
                                   __global BF_T *CO_RESTRICT dst) {
@@ -374,10 +456,9 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #endif
     /* Each column starts with the window of row y0 - 1 (rows y0-r-1 ..
      * y0+r-1), so that every row of the segment slides. */
+    bf_columns(g, t, wg, hc, e0, rc, W, border);
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
-        const int j = t + c * wg;
-        g[c] = j < hc ? bf_halo(j, e0, rc, W, border) : -1;
         v[c] = 0;
         comp[c] = 0;
 #if BF_HIST >= 0
@@ -403,17 +484,6 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #endif
         bf_batch(src, ec, H, radius, border, g[c], y0, enter[c], leave[c]);
     }
-    /* Horizontal work: item it is row it % BF_BATCH, part it / BF_BATCH.
-     * With BF_BLOCKS a part's first window is `full` block sums (sums of
-     * BF_PART columns, at bs, one per row and block) and the rest. */
-    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
-    const int items = BF_BATCH * parts;
-#if BF_BLOCKS
-    const int full = (2 * radius + 1) / BF_PART, blocks = full ? parts - 1 + full : 0;
-    const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
-#else
-    const int full = 0;
-#endif
     for (int yb = y0; yb < y1; yb += BF_BATCH) {
         const int nb = min(BF_BATCH, y1 - yb);
 #pragma unroll
@@ -437,34 +507,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
                 bf_batch(src, ec, H, radius, border, g[c], yb + BF_BATCH, enter[c], leave[c]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-#if BF_BLOCKS
-        for (int it = t; it < BF_BATCH * blocks; it += wg) {
-            const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
-            for (int c = 0; c < BF_CH; c++) {
-                BF_ACC s = 0;
-                for (int d = 0; d < BF_PART; d++) s += lm[k + c * BF_TP + (px0 + d) * BF_CH * BF_TP];
-                lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = s;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-        for (int it = t; it < items; it += wg) {
-            const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
-            const int px1 = min(px0 + BF_PART, pixels);
-            for (int c = 0; c < BF_CH && k < nb; c++) {
-                const int col = k + c * BF_TP, step = BF_CH * BF_TP;
-                BF_ACC s = 0;
-#if BF_BLOCKS
-                for (int b = 0; b < full; b++) s += lm[bs + ((p + b) * BF_CH + c) * BF_BATCH + k];
-#endif
-                for (int d = full * BF_PART; d <= 2 * radius; d++) s += lm[col + (px0 + d) * step];
-                for (int px = px0; px < px1; px++) {
-                    lo[k * BF_OP + px * BF_CH + c] = s;
-                    if (px + 1 < px1)
-                        s += lm[col + (px + 1 + 2 * radius) * step] - lm[col + px * step];
-                }
-            }
-        }
+        bf_across(lm, lo, 0, BF_BATCH, t, wg, hc, radius, nb);
         barrier(CLK_LOCAL_MEM_FENCE);
         /* The next batch writes lm, which no one reads now, and lo only
          * after the next barrier: no third barrier. */
@@ -473,6 +516,98 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
                 BF_STORE(dst + (size_t)(yb + i) * ec + e0 + e, BF_NORM(lo[i * BF_OP + e], radius));
     }
 }
+#endif
+
+/* Horizontal first, for wide windows: the same strips, segments, batches
+ * and dealing of columns as box_fused, but no input row is read twice. Per
+ * batch:
+ *  1. the batch's input rows (loaded PF batches ahead, so that enough
+ *     loads are in flight with one group per compute unit) into lm;
+ *  2. horizontal (bf_across): their row sums h into the ring, a local
+ *     memory window of the last ring_rows (>= 2r+1 + BF_BATCH) rows of h
+ *     of the strip (not of its halo);
+ *  3. work-item t slides the vertical sum of strip column t,
+ *     v += h(y + r) - h(y - r - 1), both read from the ring, and stores it.
+ * The segment's first 2r entering rows (from y0 - r) only fill the window.
+ * mem: lm (ring_at elements: T[hc][BF_BATCH+1] and the block sums), then
+ * the ring, rows of BF_OP. It is sized at launch, up to CUDA's opt-in
+ * maximum: the ring of a 384-column strip at r = 64 takes 197 KiB. */
+#ifndef PF
+#define PF 1 /* batches of rows loaded ahead */
+#endif
+#if BF_RING
+__kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, const int border,
+                                 const int seg, const int ring_rows, const int ring_at,
+                                 __global const BF_T *CO_RESTRICT src,
+                                 __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_ACC, mem)) {
+    CO_LOCAL_ARG_MEMORY(BF_ACC, mem);
+    CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
+    const int t = (int)get_local_id(0), wg = (int)get_local_size(0);
+    const int ec = W * BF_CH, rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
+    const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
+    const int win = 2 * radius + 1, rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
+    int g[CPT];
+    BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH];
+    bf_columns(g, t, wg, hc, e0, rc, W, border);
+#pragma unroll
+    for (int c = 0; c < CPT; c++) {
+        v[c] = 0;
+        comp[c] = 0;
+#pragma unroll
+        for (int p = 0; p < PF; p++)
+            if (p * BF_BATCH < rows) bf_rows(src, ec, H, border, g[c], ya0 + p * BF_BATCH, enter[p][c], false);
+    }
+    int slot = 0; /* the ring row of entering row n */
+    for (int n0 = 0; n0 < rows; n0 += PF * BF_BATCH) {
+        /* Unrolled over the batches in flight: each has its registers. */
+#pragma unroll
+        for (int p = 0; p < PF; p++) {
+            const int n = n0 + p * BF_BATCH, nb = min(BF_BATCH, rows - n);
+            if (nb <= 0) break;
+#pragma unroll
+            for (int c = 0; c < CPT; c++) {
+                const int j = t + c * wg;
+#pragma unroll
+                for (int i = 0; i < BF_BATCH; i++)
+                    if (j < hc) mem[j * BF_TP + i] = enter[p][c][i];
+                if (n + PF * BF_BATCH < rows)
+                    bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            bf_across(mem, ring, slot, ring_rows, t, wg, hc, radius, nb);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            /* The next batch writes lm, which no one reads now, and the
+             * ring only after the next barrier. */
+            const bool steady = n >= win && nb == BF_BATCH; /* a leaving row and a result each */
+#pragma unroll
+            for (int c = 0; c < CPT; c++) {
+                const int j = t + c * wg;
+                if (j >= NT || e0 + j >= ec) continue;
+                int in = slot, out = slot - win < 0 ? slot - win + ring_rows : slot - win;
+                __global BF_T *o = dst + (long)(ya0 + n - radius) * ec + e0 + j; /* row y0 + n - 2r */
+                if (steady) {
+#pragma unroll
+                    for (int i = 0; i < BF_BATCH; i++, o += ec) {
+                        BF_SLIDE(v[c], comp[c], ring[in * BF_OP + j] - ring[out * BF_OP + j]);
+                        BF_STORE(o, BF_NORM(v[c], radius));
+                        in = in + 1 < ring_rows ? in + 1 : 0;
+                        out = out + 1 < ring_rows ? out + 1 : 0;
+                    }
+                    continue;
+                }
+                for (int i = 0; i < nb; i++, o += ec) {
+                    const BF_ACC leaving = n + i >= win ? ring[out * BF_OP + j] : 0;
+                    BF_SLIDE(v[c], comp[c], ring[in * BF_OP + j] - leaving);
+                    if (n + i >= 2 * radius) BF_STORE(o, BF_NORM(v[c], radius)); /* row >= y0 */
+                    in = in + 1 < ring_rows ? in + 1 : 0;
+                    out = out + 1 < ring_rows ? out + 1 : 0;
+                }
+            }
+            slot = slot + nb < ring_rows ? slot + nb : slot + nb - ring_rows;
+        }
+    }
+}
+#endif
 #endif
 #endif
 

@@ -8,6 +8,9 @@
  *    / get_global_size, barrier(CLK_LOCAL_MEM_FENCE);
  *  - __local arrays declared inside the kernel; a pointer into one (a
  *    helper's argument) is declared CO_LOCAL_PTR T *p, never __local T *p;
+ *  - local memory sized at launch (beyond CUDA's 48 KiB of static arrays):
+ *    one parameter CO_LOCAL_ARG(T, name), the host passing CO_LOCAL(bytes),
+ *    and CO_LOCAL_ARG_MEMORY(T, name); first in the kernel's body;
  *  - vector types float2/float4 only through CO_LOAD4 / CO_STORE4 (global
  *    memory), CO_LOAD4_LOCAL / CO_STORE4_LOCAL (local memory) and component
  *    access (.x .y .z .w); no vector arithmetic operators. The address must
@@ -34,6 +37,8 @@
 #define CO_STORE4_LOCAL(v, p, i) (((__local float4 *)(p))[(i)] = (v))
 #define CO_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
 #define CO_LOCAL_PTR __local
+#define CO_LOCAL_ARG(T, name) __local T *name
+#define CO_LOCAL_ARG_MEMORY(T, name) (void)name
 #define CO_LOAD_LAST(p) (*(p))
 #define CO_STORE_STREAM(p, v) (*(p) = (v))
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
@@ -52,6 +57,12 @@
 #define __global
 #define __local __shared__
 #define CO_LOCAL_PTR /* a generic pointer: __shared__ qualifies variables only */
+/* The block's dynamic shared memory; the parameter receives its size. */
+#define CO_LOCAL_ARG(T, name) const unsigned name##_bytes_
+#define CO_LOCAL_ARG_MEMORY(T, name)                                                       \
+    extern __shared__ __align__(16) unsigned char co_dynamic_local_[];                    \
+    T *const name = (T *)co_dynamic_local_;                                                \
+    (void)name##_bytes_
 #define CO_LOAD_LAST(p) __ldlu(p)
 #define CO_STORE_STREAM(p, v) __stcs((p), (v))
 #define __constant const

@@ -163,6 +163,9 @@ expect 1 "cannot read image '/nonexistent.png'" run grayscale --device c --input
 expect 1 "cannot write PNG '/nonexistent/g.png': directory '/nonexistent' is missing" run grayscale --device c --width 4 --height 3 --output /nonexistent/g.png
 expect 0 "" run reduce --device c --n 1
 expect 0 "" run copy --device omp --n 3
+"$CO" run copy --device c --n 3 --no-verify >"$tmp/nv.txt" 2>&1 && grep -q "not verified (--no-verify)" "$tmp/nv.txt" &&
+    ! grep -q WRONG "$tmp/nv.txt" && pass=$((pass + 1)) || {
+    echo "FAIL run --no-verify: not reported as unverified"; cat "$tmp/nv.txt"; fail=$((fail + 1)); }
 png="$(dirname "$0")/png_gray.py"
 gray_devices="c"
 [ $has_opencl = 1 ] && gray_devices="c opencl"
@@ -190,6 +193,9 @@ if [ $has_opencl = 1 ]; then
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "copy/vec4 on opencl:0: error 3 is over the tolerance 0" run copy --device opencl --variant vec4 --n 1023 --reps 1
     sed 's/if (tail < (size_t)n) acc += in\[tail\];//' "$(dirname "$0")/../kernels/reduce.cl" >"$tmp/ck/reduce.cl"
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "reduce/multi on opencl:0: error .* is over the tolerance" run reduce --device opencl --variant multi --n 1027 --reps 1
+    # The box filter's ring pass runs (RING=1): a wrong result of it is caught.
+    sed 's/BF_STORE(o, BF_NORM(v\[c\], radius));/BF_STORE(o, BF_NORM(v[c], radius) + 1);/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/ck/boxfilter.cl"
+    COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --param RING=1 --radius 9 --width 70 --height 40 --reps 1
 fi
 
 # peak: positive, plausible ceilings on every kind of device, kept in the

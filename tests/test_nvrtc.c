@@ -41,6 +41,13 @@ static const char dialect_probe[] =
     "        CO_STORE4(CO_FLOAT4(q.x, q.y, q.z, q.w + (float)get_num_groups(0)), out, 1);\n"
     "    }\n"
     "    if ((int)gid < n) out[gid] = v + (float)get_group_id(0) + (float)get_global_size(0);\n"
+    "}\n"
+    "__kernel void dialect_probe_local(__global float *out, CO_LOCAL_ARG(float, mem)) {\n"
+    "    CO_LOCAL_ARG_MEMORY(float, mem);\n"
+    "    CO_LOCAL_PTR float *half = mem + get_local_size(0);\n"
+    "    half[get_local_id(0)] = (float)get_local_id(0);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    out[get_global_id(0)] = half[get_local_size(0) - 1 - get_local_id(0)];\n"
     "}\n";
 
 static int failures;
@@ -101,6 +108,9 @@ static const struct {
     {"boxfilter", "-DNT=512 -DCPT=2 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
     {"boxfilter", "-DRGBA8=1 -DNT=256 -DCPT=4 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=-1 -DHINTS=2"},
     {"boxfilter", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DHINTS=3"},
+    /* the ring pass: local memory sized at launch */
+    {"boxfilter", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_PART=8 -DBF_BLOCKS=1 -DPF=4"},
+    {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DCPT=2 -DBF_BATCH=4 -DPF=2 -DHINTS=3 -DMAXREG=64"},
 };
 
 /* A second compile of the same source and defines comes from the cache

@@ -181,7 +181,9 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
             snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                      r->rates[r->nrates - 1].unit);
         fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %7s %9s %s\n",
-                r->workload, width, sizes, r->device, r->variant, r->verified ? "ok" : "WRONG",
+                r->workload, width, sizes, r->device, r->variant, r->verified                          ? "ok"
+                : strcmp(r->check, "not checked") ? "WRONG"
+                                                    : "-",
                 r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
     }
 }
@@ -195,8 +197,11 @@ void report_human(FILE *out, const report_row *row) {
             sizes, params[0] ? "  " : "", params);
     if (r->local[0])
         fprintf(out, "  work-group %zux%zux%zu\n", r->local[0], r->local[1], r->local[2]);
-    fprintf(out, "  %s (%s check): error %.3g, tolerance %.3g\n",
-            r->verified ? "verified" : "WRONG RESULT", r->check, r->error, r->tolerance);
+    if (!r->verified && strcmp(r->check, "not checked") == 0)
+        fprintf(out, "  not verified (--no-verify)\n");
+    else
+        fprintf(out, "  %s (%s check): error %.3g, tolerance %.3g\n",
+                r->verified ? "verified" : "WRONG RESULT", r->check, r->error, r->tolerance);
     fprintf(out, "  median %.4f ms in kernels, %.4f ms with transfers (%u reps, min %.4f ms)\n",
             r->median_ms, r->total_ms, r->reps, r->min_ms);
     if (r->flops > 0) fprintf(out, "  %.2f GFLOP/s", r->gflops);
@@ -275,9 +280,9 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
             fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
                     d->compute_units, d->clock_mhz, d->max_work_group_size,
                     d->max_work_item_sizes[0], d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
-            fprintf(out, "          local memory %zu B; cache %.1f MiB; global memory %.2f GiB; "
-                    "max allocation %.2f GiB\n",
-                    d->local_mem_bytes, (double)d->cache_bytes / 1048576.0,
+            fprintf(out, "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
+                    "global memory %.2f GiB; max allocation %.2f GiB\n",
+                    d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
                     (double)d->global_mem_bytes / 1073741824.0,
                     (double)d->max_alloc_bytes / 1073741824.0);
             continue;
@@ -294,10 +299,11 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
         fprintf(out,
                 ", \"compute_units\": %u, \"clock_mhz\": %u, \"max_work_group_size\": %zu, "
                 "\"max_work_item_sizes\": [%zu, %zu, %zu], \"local_mem_bytes\": %zu, "
-                "\"cache_bytes\": %zu, \"global_mem_bytes\": %zu, \"max_alloc_bytes\": %zu}",
+                "\"local_mem_arg_bytes\": %zu, \"cache_bytes\": %zu, \"global_mem_bytes\": %zu, "
+                "\"max_alloc_bytes\": %zu}",
                 d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
                 d->max_work_item_sizes[1], d->max_work_item_sizes[2], d->local_mem_bytes,
-                d->cache_bytes, d->global_mem_bytes, d->max_alloc_bytes);
+                d->local_mem_arg_bytes, d->cache_bytes, d->global_mem_bytes, d->max_alloc_bytes);
     }
     if (json) fputs("],\n \"backends\": [", out);
     for (size_t i = 0; i < nb; i++) {

@@ -14,7 +14,12 @@ typedef struct co_pinned co_pinned;   /* page-locked host memory, defined by the
 
 typedef struct co_img co_img;         /* a 2D image read through the texture path (optional) */
 
-typedef enum co_arg_kind { CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT, CO_ARG_IMAGE } co_arg_kind;
+/* CO_ARG_LOCAL: `bytes` of local memory for the kernel parameter declared
+ * CO_LOCAL_ARG(T, name) (kernels/dialect.h), at most one per kernel (CUDA
+ * has one dynamic shared memory block); up to local_mem_arg_bytes. */
+typedef enum co_arg_kind {
+    CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT, CO_ARG_IMAGE, CO_ARG_LOCAL
+} co_arg_kind;
 
 /* Image pixel formats: one float channel, or RGBA of 8-bit unsigned
  * integers (read as integers: read_imageui / tex2D<uchar4>). */
@@ -39,6 +44,7 @@ typedef struct co_arg {
 #define CO_UINT(x) ((co_arg){.kind = CO_ARG_UINT, .v.u = (uint32_t)(x)})
 #define CO_FLOAT(x) ((co_arg){.kind = CO_ARG_FLOAT, .v.f = (float)(x)})
 #define CO_IMAGE(x) ((co_arg){.kind = CO_ARG_IMAGE, .v.img = (x)})
+#define CO_LOCAL(bytes) ((co_arg){.kind = CO_ARG_LOCAL, .v.u = (uint32_t)(bytes)})
 
 typedef struct co_backend {
     const char *name;

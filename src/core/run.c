@@ -161,6 +161,15 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
                         const co_arg *args) {
     co_status st = co_job_check(job, dims, local, local_mem);
     if (st) return st;
+    const co_device_info *info = &job->dev->info;
+    size_t all_local = local_mem;
+    for (size_t i = 0; i < nargs; i++)
+        if (args[i].kind == CO_ARG_LOCAL) all_local += args[i].v.u;
+    if (all_local > local_mem && all_local > info->local_mem_arg_bytes)
+        return co_fail(CO_ERR_LIMIT,
+                       "insufficient local resources: the kernel needs %zu bytes of local "
+                       "memory, over the device's %zu (local_mem_arg_bytes of %s)",
+                       all_local, info->local_mem_arg_bytes, info->spec);
     size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1};
     for (unsigned d = 0; d < dims; d++) {
         l[d] = local[d];

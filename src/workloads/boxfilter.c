@@ -527,62 +527,123 @@ static size_t fused_segment(const co_job *job, size_t strips, bool hist) {
     return seg < h ? seg : h;
 }
 
-/* Work-items per group of the fused pass at most; wider strips and halos
- * take the two transposed passes. */
+/* Rows per segment of the ring pass, where SEG does not say: one wave, as
+ * many groups as the compute units hold (by local memory, the ring's
+ * limit), so that a window is started as few times as possible. */
+static size_t ring_segment(const co_job *job, size_t strips, size_t lmem) {
+    const box_state *s = job->prob->state;
+    const co_device_info *info = &job->dev->info;
+    size_t per_cu = info->local_mem_arg_bytes / lmem;
+    const size_t slots = (size_t)info->compute_units * (per_cu ? per_cu : 1);
+    const size_t segs = strips < slots ? slots / strips : 1, h = (size_t)s->h;
+    return (h + segs - 1) / segs;
+}
+
+/* Work-items per group of the fused pass at most (the ring pass: the
+ * device's maximum); wider strips and halos take the two transposed
+ * passes. */
 enum { FUSED_MAX_GROUP = 512 };
 
-/* The fused single pass where the strip and its halo fit a work-group and
- * local memory (rows per batch halved until they do), else the two
- * transposed passes. */
-static co_status run_sliding(co_job *job) {
+/* The local memory of a fused pass: lm (the batch's columns T and the
+ * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
+ * ring). */
+typedef struct fused_plan {
+    size_t batch, part, blocks, lm_bytes, rows, bytes;
+} fused_plan;
+
+/* Rows per batch halved until the pass fits `limit` bytes of local memory;
+ * false where none does. */
+static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fused_plan *p) {
     const box_state *s = job->prob->state;
-    const size_t nt = (size_t)co_job_param(job, "NT"), cpt = (size_t)co_job_param(job, "CPT");
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, window = 2 * (size_t)s->radius + 1;
-    const size_t limit = job->dev->info.local_mem_bytes, wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
-    /* BATCH 0: 16 rows where the window fits them (the leaving rows come
-     * from registers), 8 up to r = 16 (fewer registers, more groups
-     * resident), 16 above. */
-    size_t batch = (size_t)co_job_param(job, "BATCH"), need = 0, part = 0, blocks = 0;
-    if (!batch) batch = window <= 16 ? 16 : s->radius <= 16 ? 8 : 16;
+    const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
+    /* BATCH 0: with the ring, 16; else 16 where the window fits them (the
+     * leaving rows come from registers), 8 up to r = 16 (fewer registers,
+     * more groups resident), 16 above. */
+    size_t batch = (size_t)co_job_param(job, "BATCH");
+    if (!batch) batch = ring || window <= 16 || s->radius > 16 ? 16 : 8;
     if (batch > nt) batch = nt;
     for (; batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
          * strip has a part (no bank conflicts: PART = BATCH mod 32). */
-        part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
-        const size_t parts = (nt / s->ch + part - 1) / part;
-        blocks = co_job_param(job, "BLOCKS") && window >= 2 * part ? parts - 1 + window / part : 0;
-        need = (hc * (batch + 1) + batch * blocks * s->ch + batch * (nt + 1)) * 4;
-        if (need <= limit) break;
+        p->batch = batch;
+        p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
+        const size_t parts = (nt / s->ch + p->part - 1) / p->part;
+        p->blocks = co_job_param(job, "BLOCKS") && window >= 2 * p->part
+                        ? parts - 1 + window / p->part : 0;
+        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4;
+        p->rows = ring ? window + batch : batch;
+        p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
+        if (p->bytes <= limit) return true;
     }
-    if (!co_job_param(job, "FUSE") || batch < 1 || wg > FUSED_MAX_GROUP ||
-        wg > job->dev->info.max_work_group_size)
+    return false;
+}
+
+/* RING 2 (auto): the ring where the window is wider than a batch (the
+ * vertical-first pass then reads each row twice: from the cache, mostly) and
+ * two groups fit a compute unit's local memory: with one, its barriers
+ * leave it idle. H200 (docs/results/2026-11-30-h200-e.md), r = 16: 0.223 ms
+ * (NT=256, BATCH=16, 70 KiB) against 0.241 vertical first; r = 64: at best
+ * 0.319 (NT=384, 226 KiB, one group) against 0.268. */
+static bool ring_fit(const co_job *job, size_t nt, fused_plan *plan) {
+    const box_state *s = job->prob->state;
+    const long ring = co_job_param(job, "RING");
+    const size_t limit = job->dev->info.local_mem_arg_bytes;
+    if (ring == 1) return fused_fit(job, nt, true, limit, plan);
+    return ring == 2 && 2 * s->radius + 1 > 16 && fused_fit(job, nt, true, limit / 2, plan);
+}
+
+/* The fused single pass where the strip and its halo fit a work-group and
+ * local memory: horizontal first with the ring (box_ring) where RING asks
+ * for it and it fits, else vertical first (box_fused); else the two
+ * transposed passes. */
+static co_status run_sliding(co_job *job) {
+    const box_state *s = job->prob->state;
+    const co_device_info *info = &job->dev->info;
+    const size_t nt = (size_t)co_job_param(job, "NT"), cpt = (size_t)co_job_param(job, "CPT");
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, window = 2 * (size_t)s->radius + 1;
+    const size_t wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
+    if (nt % 32)
+        return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
+    fused_plan plan;
+    const bool ring = co_job_param(job, "FUSE") && wg <= info->max_work_group_size &&
+                      ring_fit(job, nt, &plan);
+    if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
+                  wg > info->max_work_group_size ||
+                  !fused_fit(job, nt, false, info->local_mem_bytes, &plan)))
         return two_transposed(job, slide_pass);
     /* HIST: leaving values from registers where the window fits a batch. */
-    const long hist = co_job_param(job, "HIST") && window <= batch ? s->radius : -1;
+    const long hist = !ring && co_job_param(job, "HIST") && window <= plan.batch ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
-    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG")
-                                                : fused_segment(job, strips, hist >= 0);
+    const size_t seg = co_job_param(job, "SEG")  ? (size_t)co_job_param(job, "SEG")
+                       : ring                    ? ring_segment(job, strips, plan.bytes)
+                                                 : fused_segment(job, strips, hist >= 0);
     const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
-    /* lm's size is a define: rounded up (within the limit) so that radii
-     * share builds. */
-    const size_t lo_bytes = batch * (nt + 1) * 4;
-    size_t lm_bytes = co_ceil_to(need - lo_bytes, 4096);
-    if (lm_bytes + lo_bytes > limit) lm_bytes = (limit - lo_bytes) / 4 * 4;
-    const size_t lmem = lm_bytes + lo_bytes;
-    char more[128];
-    snprintf(more, sizeof more, "-DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d",
-             lm_bytes / 4, batch, part, hist, blocks > 0);
+    /* box_fused: lm's size is a define, rounded up (within the limit) so
+     * that radii share builds. */
+    const size_t lo_bytes = plan.bytes - plan.lm_bytes;
+    size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
+    if (lm_bytes + lo_bytes > info->local_mem_bytes) lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
+    char more[160];
+    snprintf(more, sizeof more, "-DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu -DBF_HIST=%ld "
+             "-DBF_BLOCKS=%d", ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
+             plan.blocks > 0);
     co_array *a = job->prob->arrays;
     co_kernel *k;
     co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
                                            "and the radius; change NT with --param, not --local")
                                  : CO_OK;
-    if (!st) st = co_job_check(job, 2, local, lmem);
-    if (!st) st = kernel_for(job, "box_fused", 1, 1, more, &k);
+    if (!st) st = co_job_check(job, 2, local, ring ? 0 : lm_bytes + lo_bytes);
+    if (!st) st = kernel_for(job, ring ? "box_ring" : "box_fused", 1, 1, more, &k);
     if (st) return st;
+    if (ring) {
+        const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
+                               CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
+                               CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf), CO_LOCAL(plan.bytes)};
+        return co_job_launch(job, k, 2, global, local, 0, 10, args);
+    }
     const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
                            CO_INT(seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
-    return co_job_launch(job, k, 2, global, local, lmem, 7, args);
+    return co_job_launch(job, k, 2, global, local, lm_bytes + lo_bytes, 7, args);
 }
 
 static co_status run_transpose(co_job *job) { return two_transposed(job, transpose_pass); }
@@ -633,11 +694,11 @@ static const co_param_def sliding_params[] = {
      "transposed passes", 0},
     {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
-    {"NT", 128, 32, 512, true, "fused: element columns per strip (the group: a work-item per "
-     "column of strip and halo)", 256},
-    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: 16 where 2r+1 <= 16, 8 up to r = 16, "
-     "else 16; halved to fit local memory)", 0},
-    {"CPT", 1, 1, 4, true, "fused: columns per work-item", 0},
+    {"NT", 128, 32, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
+     "group: a work-item per CPT columns of strip and halo)", 256},
+    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring 16, else 16 where "
+     "2r+1 <= 16, 8 up to r = 16, else 16; halved to fit local memory)", 0},
+    {"CPT", 1, 1, 4, false, "fused: columns per work-item", 0},
     {"PART", 0, 0, 4096, false, "fused: pixels per part of the horizontal pass (0: BATCH; "
      "lengths other than BATCH mod 32 meet bank conflicts)", 0},
     {"BLOCKS", 1, 0, 1, false, "fused: 1: a part's first window from sums of PART columns where "
@@ -648,6 +709,10 @@ static const co_param_def sliding_params[] = {
      "leaving values (2), both (3); 0: plain accesses (no gain measured on the H200)", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
+    {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
+     "(no row read twice), where it fits; 0: vertical first; 2: the ring where 2r+1 > 16 and "
+     "two groups fit a compute unit's local memory", 0},
+    {"PF", 2, 1, 8, false, "ring: batches of rows loaded ahead", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -669,9 +734,11 @@ static const co_variant variants[] = {
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
      .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7;"
-                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23;"
-                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1;NT=64 BATCH=2 PART=2",
-     .host_params = "FUSE SEG BATCH PART BLOCKS HIST"},
+                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
+                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
+                    "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
+                    "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3",
+     .host_params = "FUSE SEG BATCH PART BLOCKS HIST RING"},
 };
 
 const co_workload co_workload_boxfilter = {

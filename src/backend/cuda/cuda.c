@@ -69,6 +69,8 @@
       (CUdeviceptr *, size_t *, CUmodule, const char *))                                    \
     X(CUresult, MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                              \
       (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                         \
+    X(CUresult, FuncSetAttribute, "cuFuncSetAttribute", NULL,                               \
+      (CUfunction, CUfunction_attribute, int))                                              \
     X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))
@@ -233,6 +235,7 @@ struct co_img {
 struct co_kernel {
     CUfunction fn;
     CUmodule module; /* of its program: its __constant__ symbols */
+    size_t dynamic_allowed; /* dynamic shared memory opted in so far (bytes) */
     char entry[]; /* for messages */
 };
 
@@ -339,10 +342,15 @@ static co_status open_device(int ordinal, cu_device *d, co_device_info *info, in
     info->max_work_item_sizes[0] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
     info->max_work_item_sizes[1] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
     info->max_work_item_sizes[2] = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-    /* The static __shared__ limit (48 KiB): our kernels declare their
-     * __local arrays statically, so the opt-in maximum does not apply. */
+    /* The static __shared__ limit (48 KiB) for __local arrays; the opt-in
+     * maximum (227 KiB on the H200) for a block with dynamic shared memory,
+     * which kernels ask for with a CO_LOCAL argument. */
     info->local_mem_bytes =
         (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    info->local_mem_arg_bytes =
+        (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    if (info->local_mem_arg_bytes < info->local_mem_bytes)
+        info->local_mem_arg_bytes = info->local_mem_bytes;
     info->clock_mhz = (unsigned)attribute(d->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
     info->cache_bytes = (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     if ((st = CU(DeviceTotalMem, (&info->global_mem_bytes, d->dev)))) return st;
@@ -701,6 +709,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     if (!k) return co_fail(CO_ERR_NOMEM, "out of host memory");
     strcpy(k->entry, entry);
     k->module = prog->module;
+    k->dynamic_allowed = 0;
     co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
     if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
     if (st) {
@@ -759,6 +768,7 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         float f;
     } values[MAX_ARGS];
     void *params[MAX_ARGS];
+    unsigned dynamic = 0;
     for (size_t i = 0; i < nargs; i++) {
         switch (args[i].kind) {
         case CO_ARG_BUF:
@@ -771,6 +781,13 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_UINT: values[i].u = args[i].v.u; break;
         case CO_ARG_FLOAT: values[i].f = args[i].v.f; break;
         case CO_ARG_IMAGE: values[i].ptr = args[i].v.img->tex; break; /* CUtexObject: 64 bits */
+        case CO_ARG_LOCAL: /* the block's dynamic shared memory; the parameter gets its size */
+            if (dynamic)
+                return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': a second local-memory "
+                               "argument (%zu); CUDA has one dynamic block", k->entry, i);
+            dynamic = args[i].v.u;
+            values[i].u = args[i].v.u;
+            break;
         default:
             return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': argument %zu has an unknown kind",
                            k->entry, i);
@@ -781,9 +798,15 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     char note[160];
     snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
     co_status st = kernel_ms ? co_cuda_timer_start(dev) : CU(CtxSetCurrent, (d->ctx));
+    /* Over 48 KiB a kernel must opt in, once per size it grows to. */
+    if (!st && dynamic > k->dynamic_allowed) {
+        st = CU(FuncSetAttribute,
+                (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dynamic));
+        if (!st) k->dynamic_allowed = dynamic;
+    }
     if (!st)
-        st = CU(LaunchKernel, (k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-                               d->stream, nargs ? params : NULL, NULL));
+        st = CU(LaunchKernel, (k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                               dynamic, d->stream, nargs ? params : NULL, NULL));
     if (st) return restate(st, note);
     /* Faults inside the kernel surface when waiting for it. */
     double ms = 0;

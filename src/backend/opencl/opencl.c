@@ -107,7 +107,7 @@ static void fill_info(cl_platform_id platform, cl_device_id id, size_t index,
                     info->max_work_item_sizes, NULL);
     cl_ulong v = 0;
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof v, &v, NULL);
-    info->local_mem_bytes = (size_t)v;
+    info->local_mem_bytes = info->local_mem_arg_bytes = (size_t)v;
     v = 0;
     clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof v, &v, NULL);
     info->cache_bytes = (size_t)v;
@@ -354,6 +354,7 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_UINT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_uint), &args[i].v.u)); break;
         case CO_ARG_FLOAT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_float), &args[i].v.f)); break;
         case CO_ARG_IMAGE: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.img->mem)); break;
+        case CO_ARG_LOCAL: CL_CHECK(clSetKernelArg(k->kernel, idx, args[i].v.u, NULL)); break;
         }
     }
     cl_event ev;
