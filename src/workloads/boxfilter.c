@@ -578,18 +578,24 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fus
     return false;
 }
 
-/* RING 2 (auto): the ring where the window is wider than a batch (the
- * vertical-first pass then reads each row twice: from the cache, mostly) and
- * two groups fit a compute unit's local memory: with one, its barriers
- * leave it idle. H200 (docs/results/2026-11-30-h200-e.md), r = 16: 0.223 ms
- * (NT=256, BATCH=16, 70 KiB) against 0.241 vertical first; r = 64: at best
- * 0.319 (NT=384, 226 KiB, one group) against 0.268. */
+/* RING 2 (auto): on a CPU the ring wherever it fits (PoCL on 2 EPYC cores,
+ * 2048^2: r = 1, 21.3 ms against 27.6 vertical first; r = 16, 24.2 against
+ * 38.5; r = 64, 30.0 against 84.0). On a GPU where the window is wider than
+ * a batch (the vertical-first pass then reads each row twice: from the
+ * cache, mostly) and two groups fit a compute unit's local memory with whole
+ * batches: with one, its barriers leave it idle. H200
+ * (docs/results/2026-11-30-h200-e.md), r = 16: 0.239 ms (NT=256, BATCH=16,
+ * 70 KiB) against 0.248 vertical first; r = 64: at best 0.319 (NT=384,
+ * 226 KiB, one group) against 0.268. */
 static bool ring_fit(const co_job *job, size_t nt, fused_plan *plan) {
     const box_state *s = job->prob->state;
     const long ring = co_job_param(job, "RING");
     const size_t limit = job->dev->info.local_mem_arg_bytes;
-    if (ring == 1) return fused_fit(job, nt, true, limit, plan);
-    return ring == 2 && 2 * s->radius + 1 > 16 && fused_fit(job, nt, true, limit / 2, plan);
+    if (ring == 1 || (ring == 2 && job->dev->info.type == CO_DEVICE_CPU))
+        return fused_fit(job, nt, true, limit, plan);
+    const size_t batch = co_job_param(job, "BATCH") ? (size_t)co_job_param(job, "BATCH") : 16;
+    return ring == 2 && 2 * s->radius + 1 > 16 && fused_fit(job, nt, true, limit / 2, plan) &&
+           plan->batch == (batch < nt ? batch : nt);
 }
 
 /* The fused single pass where the strip and its halo fit a work-group and
@@ -622,7 +628,8 @@ static co_status run_sliding(co_job *job) {
      * that radii share builds. */
     const size_t lo_bytes = plan.bytes - plan.lm_bytes;
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
-    if (lm_bytes + lo_bytes > info->local_mem_bytes) lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
+    if (lm_bytes + lo_bytes > info->local_mem_bytes)
+        lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[160];
     snprintf(more, sizeof more, "-DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu -DBF_HIST=%ld "
              "-DBF_BLOCKS=%d", ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
@@ -710,8 +717,9 @@ static const co_param_def sliding_params[] = {
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
-     "(no row read twice), where it fits; 0: vertical first; 2: the ring where 2r+1 > 16 and "
-     "two groups fit a compute unit's local memory", 0},
+     "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
+     "on GPUs where 2r+1 > 16 and two groups fit a compute unit's local memory with whole "
+     "batches", 0},
     {"PF", 2, 1, 8, false, "ring: batches of rows loaded ahead", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
@@ -733,7 +741,7 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE, .available = has_images, .run = run_image},
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
-     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7;"
+     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
                     "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
