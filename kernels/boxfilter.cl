@@ -101,6 +101,17 @@ CO_INLINE int bf_map(int p, int n, int border) {
         (v) = t_;                                                                            \
     } while (0)
 #endif
+/* Within a batch: the running sum after deltas adding up to `run` (a plain
+ * sum of at most a batch of them), without moving (v, comp); one BF_SLIDE
+ * by the whole run ends the batch. The dependent chain of a batch is then
+ * one add a row, not BF_SLIDE's four, and each result is one rounding away
+ * from (v, comp) and run. */
+#undef BF_AT
+#if RGBA8
+#define BF_AT(v, comp, run) ((v) + (run))
+#else
+#define BF_AT(v, comp, run) ((v) + ((run) - (comp)))
+#endif
 
 #undef BF_IN
 #undef BF_OUT
@@ -489,6 +500,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #pragma unroll
         for (int c = 0; c < CPT; c++) {
             const int j = t + c * wg;
+            BF_ACC run = 0;
 #pragma unroll
             for (int i = 0; i < BF_BATCH; i++) {
 #if BF_HIST >= 0
@@ -496,9 +508,10 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #else
                 const BF_ACC out = leave[c][i];
 #endif
-                BF_SLIDE(v[c], comp[c], enter[c][i] - out);
-                if (j < hc) lm[j * BF_TP + i] = v[c];
+                run += enter[c][i] - out;
+                if (j < hc) lm[j * BF_TP + i] = BF_AT(v[c], comp[c], run);
             }
+            BF_SLIDE(v[c], comp[c], run);
 #if BF_HIST >= 0
 #pragma unroll
             for (int d = 0; d < BF_W; d++) hist[c][d] = enter[c][BF_BATCH - BF_W + d];
@@ -586,13 +599,15 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
                 int in = slot, out = slot - win < 0 ? slot - win + ring_rows : slot - win;
                 __global BF_T *o = dst + (long)(ya0 + n - radius) * ec + e0 + j; /* row y0 + n - 2r */
                 if (steady) {
+                    BF_ACC run = 0;
 #pragma unroll
                     for (int i = 0; i < BF_BATCH; i++, o += ec) {
-                        BF_SLIDE(v[c], comp[c], ring[in * BF_OP + j] - ring[out * BF_OP + j]);
-                        BF_STORE(o, BF_NORM(v[c], radius));
+                        run += ring[in * BF_OP + j] - ring[out * BF_OP + j];
+                        BF_STORE(o, BF_NORM(BF_AT(v[c], comp[c], run), radius));
                         in = in + 1 < ring_rows ? in + 1 : 0;
                         out = out + 1 < ring_rows ? out + 1 : 0;
                     }
+                    BF_SLIDE(v[c], comp[c], run);
                     continue;
                 }
                 for (int i = 0; i < nb; i++, o += ec) {
