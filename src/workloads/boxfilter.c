@@ -551,18 +551,23 @@ typedef struct fused_plan {
     size_t batch, part, blocks, lm_bytes, rows, bytes;
 } fused_plan;
 
-/* Rows per batch halved until the pass fits `limit` bytes of local memory;
- * false where none does. */
+/* Rows per batch before local memory has its say. BATCH 0: with the ring,
+ * 16; else 16 where the window fits them (the leaving rows come from
+ * registers), 8 up to r = 16 (fewer registers, more groups resident), 16
+ * above. */
+static size_t first_batch(const co_job *job, size_t nt, bool ring) {
+    const box_state *s = job->prob->state;
+    size_t batch = (size_t)co_job_param(job, "BATCH");
+    if (!batch) batch = ring || 2 * s->radius + 1 <= 16 || s->radius > 16 ? 16 : 8;
+    return batch < nt ? batch : nt;
+}
+
+/* Rows per batch halved from first_batch until the pass fits `limit`
+ * bytes of local memory; false where none does. */
 static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fused_plan *p) {
     const box_state *s = job->prob->state;
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
-    /* BATCH 0: with the ring, 16; else 16 where the window fits them (the
-     * leaving rows come from registers), 8 up to r = 16 (fewer registers,
-     * more groups resident), 16 above. */
-    size_t batch = (size_t)co_job_param(job, "BATCH");
-    if (!batch) batch = ring || window <= 16 || s->radius > 16 ? 16 : 8;
-    if (batch > nt) batch = nt;
-    for (; batch >= 1; batch /= 2) {
+    for (size_t batch = first_batch(job, nt, ring); batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
          * strip has a part (no bank conflicts: PART = BATCH mod 32). */
         p->batch = batch;
@@ -593,9 +598,8 @@ static bool ring_fit(const co_job *job, size_t nt, fused_plan *plan) {
     const size_t limit = job->dev->info.local_mem_arg_bytes;
     if (ring == 1 || (ring == 2 && job->dev->info.type == CO_DEVICE_CPU))
         return fused_fit(job, nt, true, limit, plan);
-    const size_t batch = co_job_param(job, "BATCH") ? (size_t)co_job_param(job, "BATCH") : 16;
     return ring == 2 && 2 * s->radius + 1 > 16 && fused_fit(job, nt, true, limit / 2, plan) &&
-           plan->batch == (batch < nt ? batch : nt);
+           plan->batch == first_batch(job, nt, true);
 }
 
 /* The fused single pass where the strip and its halo fit a work-group and
