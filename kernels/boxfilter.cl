@@ -101,17 +101,28 @@ CO_INLINE int bf_map(int p, int n, int border) {
         (v) = t_;                                                                            \
     } while (0)
 #endif
-/* Within a batch: the running sum after deltas adding up to `run` (a plain
- * sum of at most a batch of them), without moving (v, comp); one BF_SLIDE
- * by the whole run ends the batch. The dependent chain of a batch is then
- * one add a row, not BF_SLIDE's four, and each result is two roundings away
- * from (v, comp) and run. */
-#undef BF_AT
+/* Within a batch: `run` starts at BF_RUN0(comp) (the compensation's
+ * negative, for float) and adds the batch's deltas (a plain sum of at most
+ * a batch of them); each row's running sum is then BF_AT(v, run), one add
+ * away, without moving (v, comp), and BF_END(v, comp, run) ends the batch
+ * with BF_SLIDE's compensated update by the whole run. The dependent chain
+ * of a batch is one add a row, not BF_SLIDE's four. */
+#undef BF_RUN0
+#undef BF_END
 #if RGBA8
-#define BF_AT(v, comp, run) ((v) + (run))
+#define BF_RUN0(comp) ((void)(comp), 0u)
+#define BF_END(v, comp, run) ((v) += (run), (void)(comp))
 #else
-#define BF_AT(v, comp, run) ((v) + ((run) - (comp)))
+#define BF_RUN0(comp) (-(comp))
+#define BF_END(v, comp, run)                                                                 \
+    do {                                                                                     \
+        const float t_ = (v) + (run);                                                        \
+        (comp) = (t_ - (v)) - (run);                                                         \
+        (v) = t_;                                                                            \
+    } while (0)
 #endif
+#undef BF_AT
+#define BF_AT(v, run) ((v) + (run))
 
 #undef BF_IN
 #undef BF_OUT
@@ -256,9 +267,9 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
  *     so they are in flight while the group does steps 2 and 3 of the batch
  *     before; the loads are straight-line code where no row needs the
  *     border rule. The leaving values: with BF_HIST (the radius, compiled
- *     in where 2r+1 <= BF_BATCH) entering values of this batch and the one
- *     before, kept in registers; else loaded again (read 2r+1 rows before,
- *     mostly from the cache);
+ *     in where the host keeps the window in registers) the last 2r+1
+ *     entering values, kept in registers; else loaded again (read 2r+1 rows
+ *     before, from the cache where it still holds them);
  *  2. horizontal: the batch's vertical sums, BF_BATCH rows x parts of
  *     BF_PART pixels, each part a running sum along its row (two reads a
  *     step), into lo. Its first window is 2r+1 reads, or with BF_BLOCKS
@@ -306,9 +317,6 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 #else
 #define BF_LAST(p) (*(p))
 #endif
-#if BF_HIST >= 0 && 2 * BF_HIST + 1 > BF_BATCH
-#error "BF_HIST needs 2r+1 <= BF_BATCH"
-#endif
 #ifndef LMAX
 #define LMAX 7168 /* with lo: under 48 KiB */
 #endif
@@ -336,7 +344,7 @@ CO_INLINE void bf_rows(__global const BF_T *CO_RESTRICT src, int ec, int H, int 
     if (g >= 0 && ya >= 0 && ya + BF_BATCH <= H) {
         __global const BF_T *a = src + (size_t)ya * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) e[i] = last ? BF_LAST(a + (size_t)i * ec) : a[(size_t)i * ec];
+        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = last ? BF_LAST(a) : *a;
         return;
     }
 #pragma unroll
@@ -500,7 +508,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #pragma unroll
         for (int c = 0; c < CPT; c++) {
             const int j = t + c * wg;
-            BF_ACC run = 0;
+            BF_ACC run = BF_RUN0(comp[c]);
 #pragma unroll
             for (int i = 0; i < BF_BATCH; i++) {
 #if BF_HIST >= 0
@@ -509,12 +517,15 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
                 const BF_ACC out = leave[c][i];
 #endif
                 run += enter[c][i] - out;
-                if (j < hc) lm[j * BF_TP + i] = BF_AT(v[c], comp[c], run);
+                if (j < hc) lm[j * BF_TP + i] = BF_AT(v[c], run);
             }
-            BF_SLIDE(v[c], comp[c], run);
+            BF_END(v[c], comp[c], run);
 #if BF_HIST >= 0
+            /* The last BF_W of hist then enter (ascending d reads hist
+             * ahead of the writes). */
 #pragma unroll
-            for (int d = 0; d < BF_W; d++) hist[c][d] = enter[c][BF_BATCH - BF_W + d];
+            for (int d = 0; d < BF_W; d++)
+                hist[c][d] = d + BF_BATCH < BF_W ? hist[c][d + BF_BATCH] : enter[c][d + BF_BATCH - BF_W];
 #endif
             if (yb + BF_BATCH < y1)
                 bf_batch(src, ec, H, radius, border, g[c], yb + BF_BATCH, enter[c], leave[c]);
@@ -524,9 +535,15 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
         barrier(CLK_LOCAL_MEM_FENCE);
         /* The next batch writes lm, which no one reads now, and lo only
          * after the next barrier: no third barrier. */
-        for (int e = t; e < NT && e0 + e < ec; e += wg)
-            for (int i = 0; i < nb; i++)
-                BF_STORE(dst + (size_t)(yb + i) * ec + e0 + e, BF_NORM(lo[i * BF_OP + e], radius));
+        for (int e = t; e < NT && e0 + e < ec; e += wg) {
+            __global BF_T *o = dst + (size_t)yb * ec + e0 + e;
+            if (nb == BF_BATCH) {
+#pragma unroll
+                for (int i = 0; i < BF_BATCH; i++, o += ec) BF_STORE(o, BF_NORM(lo[i * BF_OP + e], radius));
+            } else {
+                for (int i = 0; i < nb; i++, o += ec) BF_STORE(o, BF_NORM(lo[i * BF_OP + e], radius));
+            }
+        }
     }
 }
 #endif
@@ -591,25 +608,42 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
             barrier(CLK_LOCAL_MEM_FENCE);
             /* The next batch writes lm, which no one reads now, and the
              * ring only after the next barrier. */
-            const bool steady = n >= win && nb == BF_BATCH; /* a leaving row and a result each */
+            /* Ring rows slot.. enter, out0.. leave. Steady: a whole batch
+             * with a leaving row and a result each, in straight-line code;
+             * straight: neither run of ring rows wraps (no index arithmetic
+             * a row). */
+            const int out0 = slot - win < 0 ? slot - win + ring_rows : slot - win;
+            const bool steady = n >= win && nb == BF_BATCH;
+            const bool straight = slot + BF_BATCH <= ring_rows && out0 + BF_BATCH <= ring_rows;
 #pragma unroll
             for (int c = 0; c < CPT; c++) {
                 const int j = t + c * wg;
                 if (j >= NT || e0 + j >= ec) continue;
-                int in = slot, out = slot - win < 0 ? slot - win + ring_rows : slot - win;
                 __global BF_T *o = dst + (long)(ya0 + n - radius) * ec + e0 + j; /* row y0 + n - 2r */
                 if (steady) {
-                    BF_ACC run = 0;
+                    CO_LOCAL_PTR const BF_ACC *in = ring + slot * BF_OP + j, *out = ring + out0 * BF_OP + j;
+                    BF_ACC run = BF_RUN0(comp[c]);
+#define BF_RING_ROW(i, entering, leaving)                                                    \
+    do {                                                                                     \
+        run += (entering) - (leaving);                                                       \
+        BF_STORE(o + (long)(i) * ec, BF_NORM(BF_AT(v[c], run), radius));                    \
+    } while (0)
+                    if (straight) {
 #pragma unroll
-                    for (int i = 0; i < BF_BATCH; i++, o += ec) {
-                        run += ring[in * BF_OP + j] - ring[out * BF_OP + j];
-                        BF_STORE(o, BF_NORM(BF_AT(v[c], comp[c], run), radius));
-                        in = in + 1 < ring_rows ? in + 1 : 0;
-                        out = out + 1 < ring_rows ? out + 1 : 0;
+                        for (int i = 0; i < BF_BATCH; i++) BF_RING_ROW(i, in[i * BF_OP], out[i * BF_OP]);
+                    } else { /* a run wraps: rows from its `left` on are a ring back */
+                        const int in_left = ring_rows - slot, out_left = ring_rows - out0;
+                        const int back = ring_rows * BF_OP;
+#pragma unroll
+                        for (int i = 0; i < BF_BATCH; i++)
+                            BF_RING_ROW(i, in[i * BF_OP - (i < in_left ? 0 : back)],
+                                        out[i * BF_OP - (i < out_left ? 0 : back)]);
                     }
-                    BF_SLIDE(v[c], comp[c], run);
+#undef BF_RING_ROW
+                    BF_END(v[c], comp[c], run);
                     continue;
                 }
+                int in = slot, out = out0;
                 for (int i = 0; i < nb; i++, o += ec) {
                     const BF_ACC leaving = n + i >= win ? ring[out * BF_OP + j] : 0;
                     BF_SLIDE(v[c], comp[c], ring[in * BF_OP + j] - leaving);

@@ -504,12 +504,12 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     return co_job_launch(job, k, 2, global, local, lmem, 7, args);
 }
 
-/* Rows per segment of the fused pass, where SEG does not say. Where the
- * leaving rows come from registers (hist) a window starts cheaply: 64 rows,
- * so many groups that the last, partial wave of them costs little. Else
- * eight windows tall (starting a window, 2r+1 rows read, costs at most an
- * eighth more reads), shortened down to four windows where the image would
- * give fewer groups than compute units. H200, 8192^2
+/* Rows per segment of the fused pass, where SEG does not say: eight
+ * windows tall (starting a window, 2r+1 rows read, costs at most an eighth
+ * more reads), shortened down to four windows where the image would give
+ * fewer groups than compute units. Where the leaving rows come from
+ * registers (hist) and the window is narrow, at least 64 rows, so many
+ * groups that the last, partial wave of them costs little. H200, 8192^2
  * (docs/results/2026-11-30-h200-c.md): r = 1, 0.166 ms with 64 rows against
  * 0.186 with the 249 that eight groups per compute unit gave; r = 64, 0.309
  * ms with 1032 rows (one wave of groups) against 0.324 with 547; at r = 16
@@ -517,8 +517,12 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
 static size_t fused_segment(const co_job *job, size_t strips, bool hist) {
     const box_state *s = job->prob->state;
     const size_t h = (size_t)s->h, window = 2 * (size_t)s->radius + 1;
-    const size_t cus = (size_t)job->dev->info.compute_units, shortest = hist ? 16 : 4 * window;
-    size_t seg = hist ? 64 : 8 * window;
+    const size_t cus = (size_t)job->dev->info.compute_units;
+    size_t seg = 8 * window, shortest = 4 * window;
+    if (hist && seg < 64) {
+        seg = 64;
+        shortest = shortest < 16 ? 16 : shortest;
+    }
     if (strips * ((h + seg - 1) / seg) < cus) {
         const size_t segs = (cus + strips - 1) / strips;
         seg = (h + segs - 1) / segs;
@@ -544,6 +548,9 @@ static size_t ring_segment(const co_job *job, size_t strips, size_t lmem) {
  * passes. */
 enum { FUSED_MAX_GROUP = 512 };
 
+/* The ring's wide strips on GPUs (NT auto). */
+enum { RING_WIDE = 384 };
+
 /* The local memory of a fused pass: lm (the batch's columns T and the
  * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
  * ring). */
@@ -551,14 +558,20 @@ typedef struct fused_plan {
     size_t batch, part, blocks, lm_bytes, rows, bytes;
 } fused_plan;
 
+/* Whether the fused pass keeps the window's leaving rows in registers
+ * (HIST: the widest window it keeps there). */
+static bool fused_hist(const co_job *job) {
+    const box_state *s = job->prob->state;
+    return 2 * s->radius + 1 <= co_job_param(job, "HIST");
+}
+
 /* Rows per batch before local memory has its say. BATCH 0: with the ring,
- * 16; else 16 where the window fits them (the leaving rows come from
- * registers), 8 up to r = 16 (fewer registers, more groups resident), 16
- * above. */
+ * 16; else 16 where the leaving rows come from registers, 8 up to r = 16
+ * (fewer registers, more groups resident), 16 above. */
 static size_t first_batch(const co_job *job, size_t nt, bool ring) {
     const box_state *s = job->prob->state;
     size_t batch = (size_t)co_job_param(job, "BATCH");
-    if (!batch) batch = ring || 2 * s->radius + 1 <= 16 || s->radius > 16 ? 16 : 8;
+    if (!batch) batch = ring || fused_hist(job) || s->radius > 16 ? 16 : 8;
     return batch < nt ? batch : nt;
 }
 
@@ -573,33 +586,70 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fus
         p->batch = batch;
         p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
         const size_t parts = (nt / s->ch + p->part - 1) / p->part;
-        p->blocks = co_job_param(job, "BLOCKS") && window >= 2 * p->part
+        const size_t spans = (size_t)co_job_param(job, "BLOCKS");
+        p->blocks = spans && window >= spans * p->part
                         ? parts - 1 + window / p->part : 0;
         p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4;
         p->rows = ring ? window + batch : batch;
         p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
+        /* The ring a whole number of batches where that fits as many groups
+         * on a compute unit: a batch's entering rows then never wrap
+         * around it. */
+        const size_t whole = co_ceil_to(p->rows, batch), cu = job->dev->info.local_mem_arg_bytes;
+        const size_t whole_bytes = p->lm_bytes + whole * (nt + 1) * 4;
+        if (ring && whole_bytes <= limit && cu / whole_bytes == cu / p->bytes) {
+            p->rows = whole;
+            p->bytes = whole_bytes;
+        }
         if (p->bytes <= limit) return true;
     }
     return false;
 }
 
-/* RING 2 (auto): on a CPU the ring wherever it fits (PoCL on 2 EPYC cores,
- * 2048^2: r = 1, 21.3 ms against 27.6 vertical first; r = 16, 24.2 against
- * 38.5; r = 64, 30.0 against 84.0). On a GPU where the window is wider than
- * a batch (the vertical-first pass then reads each row twice: from the
- * cache, mostly) and two groups fit a compute unit's local memory with whole
- * batches: with one, its barriers leave it idle. H200
- * (docs/results/2026-11-30-h200-e.md), r = 16: 0.239 ms (NT=256, BATCH=16,
- * 70 KiB) against 0.248 vertical first; r = 64: at best 0.319 (NT=384,
- * 226 KiB, one group) against 0.268. */
-static bool ring_fit(const co_job *job, size_t nt, fused_plan *plan) {
+/* Whether the ring pass fits `groups` groups of strips nt wide on a
+ * compute unit (batches halved until it does). */
+static bool ring_fit(const co_job *job, size_t nt, size_t groups, fused_plan *plan) {
+    const co_device_info *info = &job->dev->info;
     const box_state *s = job->prob->state;
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, cpt = (size_t)co_job_param(job, "CPT");
+    if (co_ceil_to((hc + cpt - 1) / cpt, 32) > info->max_work_group_size) return false;
+    return fused_fit(job, nt, true, info->local_mem_arg_bytes / groups, plan);
+}
+
+/* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
+ * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
+ * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
+ * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
+ * columns wide. On a GPU where the vertical-first pass would read its
+ * leaving rows again (the window wider than HIST) and the ring fits with
+ * whole batches: 256 columns where two groups fit a compute unit, else 384
+ * where one does (less halo a strip; H200, docs/results/2026-11-30-h200-f.md:
+ * r = 20, 0.210 ms with two groups of 256 against 0.241 with one of 384;
+ * r = 48, 0.246 with 384 against 0.308 vertical first). The vertical-first
+ * pass: 128 columns where the leaving rows come from registers (r = 16:
+ * 0.185 ms against 0.196 with 256), else 256. */
+static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
-    const size_t limit = job->dev->info.local_mem_arg_bytes;
-    if (ring == 1 || (ring == 2 && job->dev->info.type == CO_DEVICE_CPU))
-        return fused_fit(job, nt, true, limit, plan);
-    return ring == 2 && 2 * s->radius + 1 > 16 && fused_fit(job, nt, true, limit / 2, plan) &&
-           plan->batch == first_batch(job, nt, true);
+    const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
+    const size_t fused_nt = cpu || hist ? 128 : 256;
+    if (!co_job_param(job, "FUSE") || !ring || (ring == 2 && !cpu && hist)) {
+        if (!*nt) *nt = fused_nt;
+        return false;
+    }
+    if (ring == 1 || cpu) {
+        if (!*nt) *nt = cpu ? 128 : 256;
+        return ring_fit(job, *nt, 1, plan);
+    }
+    const size_t widths[2] = {256, RING_WIDE}, groups[2] = {2, 1};
+    for (int i = 0; i < 2; i++) {
+        const size_t width = *nt ? *nt : widths[i];
+        if (ring_fit(job, width, groups[i], plan) && plan->batch == first_batch(job, width, true)) {
+            *nt = width;
+            return true;
+        }
+    }
+    if (!*nt) *nt = fused_nt;
+    return false;
 }
 
 /* The fused single pass where the strip and its halo fit a work-group and
@@ -609,20 +659,19 @@ static bool ring_fit(const co_job *job, size_t nt, fused_plan *plan) {
 static co_status run_sliding(co_job *job) {
     const box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
-    const size_t nt = (size_t)co_job_param(job, "NT"), cpt = (size_t)co_job_param(job, "CPT");
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, window = 2 * (size_t)s->radius + 1;
-    const size_t wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
+    size_t nt = (size_t)co_job_param(job, "NT");
+    const size_t cpt = (size_t)co_job_param(job, "CPT");
     if (nt % 32)
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     fused_plan plan;
-    const bool ring = co_job_param(job, "FUSE") && wg <= info->max_work_group_size &&
-                      ring_fit(job, nt, &plan);
+    const bool ring = ring_choice(job, &nt, &plan);
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch;
+    const size_t wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, info->local_mem_bytes, &plan)))
         return two_transposed(job, slide_pass);
-    /* HIST: leaving values from registers where the window fits a batch. */
-    const long hist = !ring && co_job_param(job, "HIST") && window <= plan.batch ? s->radius : -1;
+    const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
     const size_t seg = co_job_param(job, "SEG")  ? (size_t)co_job_param(job, "SEG")
                        : ring                    ? ring_segment(job, strips, plan.bytes)
@@ -635,9 +684,9 @@ static co_status run_sliding(co_job *job) {
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[160];
-    snprintf(more, sizeof more, "-DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu -DBF_HIST=%ld "
-             "-DBF_BLOCKS=%d", ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
-             plan.blocks > 0);
+    snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
+             "-DBF_HIST=%ld -DBF_BLOCKS=%d", nt, ring, ring ? 0 : lm_bytes / 4, plan.batch,
+             plan.part, hist, plan.blocks > 0);
     co_array *a = job->prob->arrays;
     co_kernel *k;
     co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
@@ -705,24 +754,28 @@ static const co_param_def sliding_params[] = {
      "transposed passes", 0},
     {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
-    {"NT", 128, 32, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
-     "group: a work-item per CPT columns of strip and halo)", 256},
+    {"NT", 0, 0, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
+     "group: a work-item per CPT columns of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
+     "the leaving rows are in registers, for the ring 256 where two groups fit, else 384, "
+     "else 256)", 0},
     {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring 16, else 16 where "
-     "2r+1 <= 16, 8 up to r = 16, else 16; halved to fit local memory)", 0},
+     "the leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "
+     "memory)", 0},
     {"CPT", 1, 1, 4, false, "fused: columns per work-item", 0},
     {"PART", 0, 0, 4096, false, "fused: pixels per part of the horizontal pass (0: BATCH; "
      "lengths other than BATCH mod 32 meet bank conflicts)", 0},
-    {"BLOCKS", 1, 0, 1, false, "fused: 1: a part's first window from sums of PART columns where "
-     "it spans two parts or more; 0: summed whole", 0},
-    {"HIST", 1, 0, 1, false, "fused: 1: leaving rows from registers where 2r+1 <= BATCH; 0: "
-     "loaded again", 0},
+    {"BLOCKS", 4, 0, 64, false, "fused: a part's first window from sums of PART columns where "
+     "the window spans BLOCKS parts or more (their sums cost a barrier); 0: always summed whole",
+     0},
+    {"HIST", 33, 0, 65, false, "fused: the widest window (2r+1) whose leaving rows come from "
+     "registers; wider ones load them again (0: always)", 0},
     {"HINTS", 0, 0, 3, false, "fused, CUDA: evict-first from the L2 for the results (1), the "
      "leaving values (2), both (3); 0: plain accesses (no gain measured on the H200)", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where 2r+1 > 16 and two groups fit a compute unit's local memory with whole "
+     "on GPUs where 2r+1 > HIST and it fits two groups (or one) to a compute unit with whole "
      "batches", 0},
     {"PF", 2, 1, 8, false, "ring: batches of rows loaded ahead", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
@@ -746,11 +799,11 @@ static const co_variant variants[] = {
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
      .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
-                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
+                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
                     "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3",
-     .host_params = "FUSE SEG BATCH PART BLOCKS HIST RING"},
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING"},
 };
 
 const co_workload co_workload_boxfilter = {
