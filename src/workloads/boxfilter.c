@@ -391,7 +391,6 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA ---- */
 
-
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
@@ -606,14 +605,20 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fus
     return false;
 }
 
+/* Work-items per group of a fused pass over strips nt wide: CPT columns of
+ * strip and halo each, whole warps. */
+static size_t strip_group(const co_job *job, size_t nt) {
+    const box_state *s = job->prob->state;
+    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, cpt = (size_t)co_job_param(job, "CPT");
+    return co_ceil_to((hc + cpt - 1) / cpt, 32);
+}
+
 /* Whether the ring pass fits `groups` groups of strips nt wide on a
  * compute unit (batches halved until it does). */
 static bool ring_fit(const co_job *job, size_t nt, size_t groups, fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
-    const box_state *s = job->prob->state;
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, cpt = (size_t)co_job_param(job, "CPT");
-    if (co_ceil_to((hc + cpt - 1) / cpt, 32) > info->max_work_group_size) return false;
-    return fused_fit(job, nt, true, info->local_mem_arg_bytes / groups, plan);
+    return strip_group(job, nt) <= info->max_work_group_size &&
+           fused_fit(job, nt, true, info->local_mem_arg_bytes / groups, plan);
 }
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
@@ -660,13 +665,11 @@ static co_status run_sliding(co_job *job) {
     const box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
     size_t nt = (size_t)co_job_param(job, "NT");
-    const size_t cpt = (size_t)co_job_param(job, "CPT");
     if (nt % 32)
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch;
-    const size_t wg = co_ceil_to((hc + cpt - 1) / cpt, 32);
+    const size_t wg = strip_group(job, nt);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, info->local_mem_bytes, &plan)))

@@ -208,14 +208,12 @@ static co_status launch(co_job *job, const char *source, const char *entry,
     return co_job_launch(job, kernel, 2, g, l, local_mem, 6, args);
 }
 
-
 static co_status run_naive(co_job *job) {
     gemm_state *s = job->prob->state;
     const size_t local[2] = {job->local[0] ? job->local[0] : 16, job->local[1] ? job->local[1] : 16};
     const size_t global[2] = {s->n, s->m};
     return launch(job, "gemm", "gemm_naive", global, local, 0);
 }
-
 
 static co_status run_tiled(co_job *job) {
     gemm_state *s = job->prob->state;
