@@ -554,16 +554,30 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
  *  1. the batch's input rows (loaded PF batches ahead, so that enough
  *     loads are in flight with one group per compute unit) into lm;
  *  2. horizontal (bf_across): their row sums h into the ring, a local
- *     memory window of the last ring_rows (>= 2r+1 + BF_BATCH) rows of h
- *     of the strip (not of its halo);
+ *     memory window of the last ring_rows rows of h of the strip (not of
+ *     its halo): whole batches, at least 2r + BF_BATCH;
  *  3. work-item t slides the vertical sum of strip column t,
- *     v += h(y + r) - h(y - r - 1), both read from the ring, and stores it.
+ *     v += h(y + r) - h(y - r - 1), both read from the ring (the first
+ *     BF_LD leaving values of a batch from registers), and stores it.
  * The segment's first 2r entering rows (from y0 - r) only fill the window.
  * mem: lm (ring_at elements: T[hc][BF_BATCH+1] and the block sums), then
  * the ring, rows of BF_OP. It is sized at launch, up to CUDA's opt-in
- * maximum: at r = 64 a 384-column strip's ring takes 206 KiB, with lm 226. */
+ * maximum: at r = 64 a 256-column strip with 32-row batches takes 160 ring
+ * rows, 161 KiB, with lm 212. */
 #ifndef PF
 #define PF 1 /* batches of rows loaded ahead */
+#endif
+#ifndef BF_LD /* (2r+1) mod BF_BATCH: the leaving rows' offset into a block */
+#define BF_LD 0
+#endif
+#define BF_CARRY (BF_LD > 0 ? BF_LD : 1)
+/* BF_PITCH: the row pitch in elements (W * BF_CH), compiled in where the host
+ * builds a kernel per image width: a batch's rows are then at fixed offsets
+ * from one address (no address arithmetic a row). */
+#ifdef BF_PITCH
+#define BF_EC(W) BF_PITCH
+#else
+#define BF_EC(W) ((W) * BF_CH)
 #endif
 #if BF_RING
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, const int border,
@@ -573,11 +587,11 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
     CO_LOCAL_ARG_MEMORY(BF_ACC, mem);
     CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
     const int t = (int)get_local_id(0), wg = (int)get_local_size(0);
-    const int ec = W * BF_CH, rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
+    const int ec = BF_EC(W), rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
     const int win = 2 * radius + 1, rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
     int g[CPT];
-    BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH];
+    BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH], carry[CPT][BF_CARRY];
     bf_columns(g, t, wg, hc, e0, rc, W, border);
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
@@ -608,48 +622,50 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
             barrier(CLK_LOCAL_MEM_FENCE);
             /* The next batch writes lm, which no one reads now, and the
              * ring only after the next barrier. */
-            /* Ring rows slot.. enter, out0.. leave. Steady: a whole batch
-             * with a leaving row and a result each, in straight-line code;
-             * straight: neither run of ring rows wraps (no index arithmetic
-             * a row). */
+            /* Ring rows: the batch's entering rows from slot, a whole block
+             * (the ring is whole batches, so no run wraps). Its leaving rows,
+             * from slot - win, are the last BF_LD rows of the block before
+             * block `lead` (carried in registers: this batch overwrote them)
+             * and the first BATCH - BF_LD of block lead, so both are
+             * straight-line reads at fixed offsets. Steady: a whole batch with
+             * a leaving row and a result each. */
             const int out0 = slot - win < 0 ? slot - win + ring_rows : slot - win;
+            const int lead = out0 + BF_LD < ring_rows ? out0 + BF_LD : out0 + BF_LD - ring_rows;
             const bool steady = n >= win && nb == BF_BATCH;
-            const bool straight = slot + BF_BATCH <= ring_rows && out0 + BF_BATCH <= ring_rows;
 #pragma unroll
             for (int c = 0; c < CPT; c++) {
                 const int j = t + c * wg;
                 if (j >= NT || e0 + j >= ec) continue;
                 __global BF_T *o = dst + (long)(ya0 + n - radius) * ec + e0 + j; /* row y0 + n - 2r */
-                if (steady) {
-                    CO_LOCAL_PTR const BF_ACC *in = ring + slot * BF_OP + j, *out = ring + out0 * BF_OP + j;
+                CO_LOCAL_PTR const BF_ACC *in = ring + slot * BF_OP + j, *out = ring + lead * BF_OP + j;
+                if (n + BF_BATCH <= 2 * radius && nb == BF_BATCH) { /* only fills the window */
                     BF_ACC run = BF_RUN0(comp[c]);
-#define BF_RING_ROW(i, entering, leaving)                                                    \
-    do {                                                                                     \
-        run += (entering) - (leaving);                                                       \
-        BF_STORE(o + (long)(i) * ec, BF_NORM(BF_AT(v[c], run), radius));                    \
-    } while (0)
-                    if (straight) {
 #pragma unroll
-                        for (int i = 0; i < BF_BATCH; i++) BF_RING_ROW(i, in[i * BF_OP], out[i * BF_OP]);
-                    } else { /* a run wraps: rows from its `left` on are a ring back */
-                        const int in_left = ring_rows - slot, out_left = ring_rows - out0;
-                        const int back = ring_rows * BF_OP;
-#pragma unroll
-                        for (int i = 0; i < BF_BATCH; i++)
-                            BF_RING_ROW(i, in[i * BF_OP - (i < in_left ? 0 : back)],
-                                        out[i * BF_OP - (i < out_left ? 0 : back)]);
-                    }
-#undef BF_RING_ROW
+                    for (int i = 0; i < BF_BATCH; i++) run += in[i * BF_OP];
                     BF_END(v[c], comp[c], run);
-                    continue;
+                } else if (steady) {
+                    BF_ACC run = BF_RUN0(comp[c]);
+#pragma unroll
+                    for (int i = 0; i < BF_BATCH; i++) {
+                        run += in[i * BF_OP] - (i < BF_LD ? carry[c][i % BF_CARRY] : out[(i - BF_LD) * BF_OP]);
+                        BF_STORE(o + (long)i * ec, BF_NORM(BF_AT(v[c], run), radius));
+                    }
+                    BF_END(v[c], comp[c], run);
+                } else {
+                    int at_in = slot, at = out0;
+                    for (int i = 0; i < nb; i++, o += ec) {
+                        const BF_ACC leaving = n + i >= win ? ring[at * BF_OP + j] : 0;
+                        BF_SLIDE(v[c], comp[c], ring[at_in * BF_OP + j] - leaving);
+                        if (n + i >= 2 * radius) BF_STORE(o, BF_NORM(v[c], radius)); /* row >= y0 */
+                        at_in = at_in + 1 < ring_rows ? at_in + 1 : 0;
+                        at = at + 1 < ring_rows ? at + 1 : 0;
+                    }
                 }
-                int in = slot, out = out0;
-                for (int i = 0; i < nb; i++, o += ec) {
-                    const BF_ACC leaving = n + i >= win ? ring[out * BF_OP + j] : 0;
-                    BF_SLIDE(v[c], comp[c], ring[in * BF_OP + j] - leaving);
-                    if (n + i >= 2 * radius) BF_STORE(o, BF_NORM(v[c], radius)); /* row >= y0 */
-                    in = in + 1 < ring_rows ? in + 1 : 0;
-                    out = out + 1 < ring_rows ? out + 1 : 0;
+                /* The next batch's first BF_LD leaving rows: the tail of
+                 * block lead, which its entering rows overwrite. */
+                if (BF_LD > 0 && nb == BF_BATCH && n + BF_BATCH >= win) {
+#pragma unroll
+                    for (int i = 0; i < BF_CARRY; i++) carry[c][i] = out[(BF_BATCH - BF_LD + i) * BF_OP];
                 }
             }
             slot = slot + nb < ring_rows ? slot + nb : slot + nb - ring_rows;

@@ -111,6 +111,10 @@ static const struct {
     /* the ring pass: local memory sized at launch */
     {"boxfilter", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_PART=8 -DBF_BLOCKS=1 -DPF=4"},
     {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DCPT=2 -DBF_BATCH=4 -DPF=2 -DHINTS=3 -DMAXREG=64"},
+    /* ... with leaving rows carried in registers and the row pitch compiled in */
+    {"boxfilter", "-DBF_RING=1 -DNT=256 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=1 "
+                  "-DBF_PITCH=8192 -DPF=1"},
+    {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000"},
 };
 
 /* A second compile of the same source and defines comes from the cache

@@ -550,6 +550,9 @@ enum { FUSED_MAX_GROUP = 512 };
 /* The ring's wide strips on GPUs (NT auto). */
 enum { RING_WIDE = 384 };
 
+/* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
+enum { PITCH_PIXELS = 1 << 20 };
+
 /* The local memory of a fused pass: lm (the batch's columns T and the
  * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
  * ring). */
@@ -574,12 +577,13 @@ static size_t first_batch(const co_job *job, size_t nt, bool ring) {
     return batch < nt ? batch : nt;
 }
 
-/* Rows per batch halved from first_batch until the pass fits `limit`
- * bytes of local memory; false where none does. */
-static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fused_plan *p) {
+/* Rows per batch halved from batch0 until the pass fits `limit` bytes of
+ * local memory; false where none does. */
+static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, size_t limit,
+                      fused_plan *p) {
     const box_state *s = job->prob->state;
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
-    for (size_t batch = first_batch(job, nt, ring); batch >= 1; batch /= 2) {
+    for (size_t batch = batch0; batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
          * strip has a part (no bank conflicts: PART = BATCH mod 32). */
         p->batch = batch;
@@ -589,17 +593,11 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t limit, fus
         p->blocks = spans && window >= spans * p->part
                         ? parts - 1 + window / p->part : 0;
         p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4;
-        p->rows = ring ? window + batch : batch;
+        /* The ring: whole batches (box_ring's runs of rows then never wrap),
+         * at least 2r + BATCH (the leaving rows a batch's entering rows
+         * overwrite are carried in registers). */
+        p->rows = ring ? co_ceil_to(window + batch - 1, batch) : batch;
         p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
-        /* The ring a whole number of batches where that fits as many groups
-         * on a compute unit: a batch's entering rows then never wrap
-         * around it. */
-        const size_t whole = co_ceil_to(p->rows, batch), cu = job->dev->info.local_mem_arg_bytes;
-        const size_t whole_bytes = p->lm_bytes + whole * (nt + 1) * 4;
-        if (ring && whole_bytes <= limit && cu / whole_bytes == cu / p->bytes) {
-            p->rows = whole;
-            p->bytes = whole_bytes;
-        }
         if (p->bytes <= limit) return true;
     }
     return false;
@@ -614,11 +612,11 @@ static size_t strip_group(const co_job *job, size_t nt) {
 }
 
 /* Whether the ring pass fits `groups` groups of strips nt wide on a
- * compute unit (batches halved until it does). */
-static bool ring_fit(const co_job *job, size_t nt, size_t groups, fused_plan *plan) {
+ * compute unit (batches halved from batch0 until it does). */
+static bool ring_fit(const co_job *job, size_t nt, size_t groups, size_t batch0, fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
     return strip_group(job, nt) <= info->max_work_group_size &&
-           fused_fit(job, nt, true, info->local_mem_arg_bytes / groups, plan);
+           fused_fit(job, nt, true, batch0, info->local_mem_arg_bytes / groups, plan);
 }
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
@@ -626,13 +624,15 @@ static bool ring_fit(const co_job *job, size_t nt, size_t groups, fused_plan *pl
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
  * columns wide. On a GPU where the vertical-first pass would read its
- * leaving rows again (the window wider than HIST) and the ring fits with
- * whole batches: 256 columns where two groups fit a compute unit, else 384
- * where one does (less halo a strip; H200, docs/results/2026-11-30-h200-f.md:
- * r = 20, 0.210 ms with two groups of 256 against 0.241 with one of 384;
- * r = 48, 0.246 with 384 against 0.308 vertical first). The vertical-first
- * pass: 128 columns where the leaving rows come from registers (r = 16:
- * 0.185 ms against 0.196 with 256), else 256. */
+ * leaving rows again (the window wider than HIST), the first of these that
+ * fits a compute unit with whole batches: two groups of 256 columns and
+ * 16-row batches, one of 384 (less halo a strip), one of 256 with 32-row
+ * batches (half the barriers a row). H200, docs/results/2026-11-30-h200-f.md
+ * and -g.md: r = 20, 0.210 ms with two groups of 256 against 0.241 with one
+ * of 384; r = 48, 0.246 with 384 against 0.308 vertical first; r = 64,
+ * 0.244 with 256 x 32 rows against 0.268 vertical first (-g.md run 14). The
+ * vertical-first pass: 128 columns where the leaving rows come from
+ * registers (r = 16: 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
@@ -643,12 +643,14 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     }
     if (ring == 1 || cpu) {
         if (!*nt) *nt = cpu ? 128 : 256;
-        return ring_fit(job, *nt, 1, plan);
+        return ring_fit(job, *nt, 1, first_batch(job, *nt, true), plan);
     }
-    const size_t widths[2] = {256, RING_WIDE}, groups[2] = {2, 1};
-    for (int i = 0; i < 2; i++) {
+    static const size_t widths[3] = {256, RING_WIDE, 256}, groups[3] = {2, 1, 1},
+                        batches[3] = {16, 16, 32};
+    for (int i = 0; i < 3; i++) {
         const size_t width = *nt ? *nt : widths[i];
-        if (ring_fit(job, width, groups[i], plan) && plan->batch == first_batch(job, width, true)) {
+        const size_t batch = co_job_param(job, "BATCH") ? first_batch(job, width, true) : batches[i];
+        if (ring_fit(job, width, groups[i], batch, plan) && plan->batch == batch) {
             *nt = width;
             return true;
         }
@@ -672,7 +674,7 @@ static co_status run_sliding(co_job *job) {
     const size_t wg = strip_group(job, nt);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
-                  !fused_fit(job, nt, false, info->local_mem_bytes, &plan)))
+                  !fused_fit(job, nt, false, first_batch(job, nt, false), info->local_mem_bytes, &plan)))
         return two_transposed(job, slide_pass);
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
@@ -688,8 +690,22 @@ static co_status run_sliding(co_job *job) {
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[160];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
-             "-DBF_HIST=%ld -DBF_BLOCKS=%d", nt, ring, ring ? 0 : lm_bytes / 4, plan.batch,
-             plan.part, hist, plan.blocks > 0);
+             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu", nt, ring, ring ? 0 : lm_bytes / 4,
+             plan.batch, plan.part, hist, plan.blocks > 0,
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0);
+    /* The ring's row pitch compiled in (a build per image width: one
+     * address a batch of rows, not one a row; the pass is bound by its
+     * instructions on GPUs): PITCH 0 (auto) on GPUs for images of a million
+     * pixels or more, where the build's time is soon paid back. */
+    const long pitch = co_job_param(job, "PITCH");
+    if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
+                                (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
+        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_PITCH=%zu", (size_t)s->w * s->ch);
+    if (ring) {
+        const long pf = co_job_param(job, "PF");
+        snprintf(more + strlen(more), sizeof more - strlen(more), " -DPF=%ld",
+                 pf ? pf : plan.batch >= 32 ? 1 : 2);
+    }
     co_array *a = job->prob->arrays;
     co_kernel *k;
     co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
@@ -780,7 +796,10 @@ static const co_param_def sliding_params[] = {
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
      "on GPUs where 2r+1 > HIST and it fits two groups (or one) to a compute unit with whole "
      "batches", 0},
-    {"PF", 2, 1, 8, false, "ring: batches of rows loaded ahead", 0},
+    {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: 1 where a batch is 32 rows "
+     "or more, else 2)", 0},
+    {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch compiled in (a build per width); "
+     "2: never; 0: on GPUs for images of 2^20 pixels or more", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -805,8 +824,9 @@ static const co_variant variants[] = {
                     "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
+                    "RING=1 NT=64 BATCH=16 PITCH=1;"
                     "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING"},
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH"},
 };
 
 const co_workload co_workload_boxfilter = {
