@@ -627,7 +627,8 @@ static bool ring_fit(const co_job *job, size_t nt, size_t groups, size_t batch0,
  * leaving rows again (the window wider than HIST), the first of these that
  * fits a compute unit with whole batches: two groups of 256 columns and
  * 16-row batches, one of 384 (less halo a strip), one of 256 with 32-row
- * batches (half the barriers a row). H200, docs/results/2026-11-30-h200-f.md
+ * batches (half the barriers a row); on the H200 r = 17-32, 33-54 and
+ * 55-64. H200, docs/results/2026-11-30-h200-f.md
  * and -g.md: r = 20, 0.210 ms with two groups of 256 against 0.241 with one
  * of 384; r = 48, 0.246 with 384 against 0.308 vertical first; r = 64,
  * 0.244 with 256 x 32 rows against 0.268 vertical first (-g.md run 14). The
