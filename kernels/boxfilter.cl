@@ -645,6 +645,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
                     BF_END(v[c], comp[c], run);
                 } else if (steady) {
                     BF_ACC run = BF_RUN0(comp[c]);
+                    /* (i % BF_CARRY: an index in bounds in the branch not taken) */
 #pragma unroll
                     for (int i = 0; i < BF_BATCH; i++) {
                         run += in[i * BF_OP] - (i < BF_LD ? carry[c][i % BF_CARRY] : out[(i - BF_LD) * BF_OP]);
