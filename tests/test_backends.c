@@ -2,7 +2,8 @@
  * every workload on every device present, at awkward sizes and with each
  * tunable set it lists, against the double-precision or exact reference.
  * Also checks that verification itself fails on a wrong or unwritten result.
- * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] */
+ * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] [VARIANT] (a variant alone: one
+ * process per variant, so that a slow device's builds can run side by side). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,8 @@ static void test_sgemm_api(co_context *ctx, const size_t *idx, size_t ndev) {
 int main(int argc, char **argv) {
     const char *only_wl = argc > 1 ? argv[1] : NULL;
     const char *spec = argc > 2 ? argv[2] : "all";
+    const char *only_var = argc > 3 ? argv[3] : NULL;
+    unsigned matched = 0; /* variants of the chosen workloads looked at */
     co_context *ctx;
     if (co_context_create(&ctx) != CO_OK) {
         printf("FAIL context: %s\n", co_last_error());
@@ -155,6 +158,8 @@ int main(int argc, char **argv) {
             for (size_t v = 0; v < wl->nvariants; v++) {
                 const co_variant *var = &wl->variants[v];
                 const char *why;
+                if (only_var && strcmp(only_var, var->name)) continue;
+                matched++;
                 if (!co_variant_runs_on(ctx, wl->name, var->name, idx[d], &why)) {
                     if (var->on & co_device_on(dev)) {
                         skipped++;
@@ -180,6 +185,7 @@ int main(int argc, char **argv) {
             }
         }
     }
+    if (!matched) check(false, "no variant of that workload and name: nothing tested");
     co_context_destroy(ctx);
     printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;

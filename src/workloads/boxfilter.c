@@ -825,7 +825,7 @@ static const co_variant variants[] = {
                     "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
-                    "RING=1 NT=64 BATCH=16 PITCH=1;"
+                    "RING=1 NT=64 BATCH=16 PITCH=1 BLOCKS=1;RING=1 NT=64 CPT=2 BATCH=32 BLOCKS=1;"
                     "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3",
      .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH"},
 };
