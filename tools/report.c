@@ -151,6 +151,11 @@ static void ratio(char *out, size_t len, double x) {
     else snprintf(out, len, x >= 100 ? "%.0fx" : x >= 10 ? "%.1fx" : "%.2fx", x);
 }
 
+/* A run with --no-verify (run.c leaves its check "not checked"). */
+static bool unchecked(const co_result *r) {
+    return !r->verified && strcmp(r->check, "not checked") == 0;
+}
+
 void report_table(FILE *out, const report_row *rows, size_t n) {
     /* The sizes column as wide as its longest entry: workloads name 2 to 7 sizes. */
     int width = 5;
@@ -181,10 +186,8 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
             snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                      r->rates[r->nrates - 1].unit);
         fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %7s %9s %s\n",
-                r->workload, width, sizes, r->device, r->variant, r->verified                          ? "ok"
-                : strcmp(r->check, "not checked") ? "WRONG"
-                                                    : "-",
-                r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
+                r->workload, width, sizes, r->device, r->variant,
+                r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
     }
 }
 
@@ -197,7 +200,7 @@ void report_human(FILE *out, const report_row *row) {
             sizes, params[0] ? "  " : "", params);
     if (r->local[0])
         fprintf(out, "  work-group %zux%zux%zu\n", r->local[0], r->local[1], r->local[2]);
-    if (!r->verified && strcmp(r->check, "not checked") == 0)
+    if (unchecked(r))
         fprintf(out, "  not verified (--no-verify)\n");
     else
         fprintf(out, "  %s (%s check): error %.3g, tolerance %.3g\n",
