@@ -133,7 +133,7 @@ typedef struct co_run_config {
     bool verify;              /* check every repetition against the reference */
 } co_run_config;
 
-#define CO_MAX_KV 16
+#define CO_MAX_KV 24 /* sizes or parameters of one run, at most */
 
 typedef struct co_result {
     char workload[32];

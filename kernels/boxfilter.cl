@@ -304,6 +304,9 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 /* HINTS (bits): the results are not read again (1), the leaving values are
  * the last reads of their rows (2): evict-first (CUDA), leaving the L2 to
  * the rows still to leave the window. */
+#ifndef CHAINS /* dependent add chains a whole run is split into (1, 2 or 4) */
+#define CHAINS 1
+#endif
 #ifndef HINTS
 #define HINTS 0
 #endif
@@ -370,18 +373,29 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #define BF_TP (BF_BATCH + 1)
 #define BF_OP (NT + 1)
 
-/* Step 2, horizontal: the window sums along rows k < nb of the batch in lm
- * (T, hc columns) into rows of lo (row k at row (first + k) mod lo_rows,
- * first < lo_rows, BF_BATCH <= lo_rows), a part of BF_PART pixels of a row
- * per item (item it: row it % BF_BATCH, part it / BF_BATCH), each a running
- * sum along its row (two reads a step). A part's first window is 2r+1
- * reads, or with BF_BLOCKS (wide windows) `full` sums of BF_PART columns
- * (block sums, computed first into lm at bs, one per row and block) and the
- * rest. */
-CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int first, int lo_rows,
-                         int t, int wg, int hc, int radius, int nb) {
-    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+/* Runs of n steps d[0..n-2] (bf_runs, the vertical ring pass) as CHAINS
+ * chains of n / CHAINS (the last one the rest): chain c starts at st[c],
+ * s plus the steps before it, each chain's steps summed four ways. */
+#define BF_LAST_CHAIN(n) ((n) - (CHAINS - 1) * ((n) / CHAINS))
+CO_INLINE void bf_chain_starts(const BF_ACC *d, BF_ACC *st, BF_ACC s, int n) {
+    st[0] = s;
+#pragma unroll
+    for (int c = 1; c < CHAINS; c++) {
+        BF_ACC h4[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int q = 0; q < n / CHAINS; q++) h4[q % 4] += d[(c - 1) * (n / CHAINS) + q];
+        st[c] = st[c - 1] + ((h4[0] + h4[1]) + (h4[2] + h4[3]));
+    }
+}
+
+/* Step 2's first part (bf_across): with BF_BLOCKS, the sums of BF_PART
+ * columns of each row of the batch in lm (one item per row and block), at
+ * lm[bs]. The block of item it is columns [it / BATCH * BF_PART * BF_CH,
+ * + BF_PART * BF_CH): where that is BF_BATCH columns, those the warp of
+ * work-item it (or it - c wg) stored itself. */
+CO_INLINE void bf_block_sums(CO_LOCAL_PTR BF_ACC *lm, int t, int wg, int hc, int radius) {
 #if BF_BLOCKS
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
     const int full = (2 * radius + 1) / BF_PART, blocks = full ? parts - 1 + full : 0;
     const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
     for (int it = t; it < BF_BATCH * blocks; it += wg) {
@@ -394,7 +408,18 @@ CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int f
             lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = (q[0] + q[1]) + (q[2] + q[3]);
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    (void)lm, (void)t, (void)wg, (void)hc, (void)radius;
+#endif
+}
+
+/* The running sums of step 2 (bf_across), once the block sums are in lm. */
+CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int first, int lo_rows,
+                       int t, int wg, int hc, int radius, int nb) {
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+#if BF_BLOCKS
+    const int full = (2 * radius + 1) / BF_PART;
+    const int bs = hc * BF_TP;
 #else
     const int full = 0;
     (void)hc;
@@ -426,11 +451,31 @@ CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int f
             if (d <= 2 * radius) s += in[d * step];
             s += s2;
             if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
+#if CHAINS > 1
+                /* CHAINS chains of adds, each from s plus the steps before
+                 * its first (summed four ways): fewer dependent adds. */
+                BF_ACC dl[BF_PART], st[CHAINS];
+#pragma unroll
+                for (int q = 0; q + 1 < BF_PART; q++) dl[q] = in[q * step + step + span] - in[q * step];
+                dl[BF_PART - 1] = 0;
+                bf_chain_starts(dl, st, s, BF_PART);
+#pragma unroll
+                for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
+#pragma unroll
+                    for (int ch = 0; ch < CHAINS; ch++) {
+                        const int at = ch * (BF_PART / CHAINS) + q;
+                        if (ch + 1 < CHAINS && q >= BF_PART / CHAINS) continue;
+                        out[at * BF_CH + c] = st[ch];
+                        if (at + 1 < BF_PART) st[ch] += dl[at];
+                    }
+                }
+#else
 #pragma unroll
                 for (int q = 0; q < BF_PART; q++) {
                     out[q * BF_CH + c] = s;
                     if (q + 1 < BF_PART) s += in[q * step + step + span] - in[q * step];
                 }
+#endif
             } else {
                 for (int q = 0; q < px1 - px0; q++) {
                     out[q * BF_CH + c] = s;
@@ -439,6 +484,22 @@ CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int f
             }
         }
     }
+}
+/* Step 2, horizontal: the window sums along rows k < nb of the batch in lm
+ * (T, hc columns) into rows of lo (row k at row (first + k) mod lo_rows,
+ * first < lo_rows, BF_BATCH <= lo_rows), a part of BF_PART pixels of a row
+ * per item (item it: row it % BF_BATCH, part it / BF_BATCH), each a running
+ * sum along its row (two reads a step). A part's first window is 2r+1
+ * reads, or with BF_BLOCKS (wide windows) `full` sums of BF_PART columns
+ * (block sums, computed first into lm at bs, one per row and block) and the
+ * rest. */
+CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int first, int lo_rows,
+                         int t, int wg, int hc, int radius, int nb) {
+    bf_block_sums(lm, t, wg, hc, radius);
+#if BF_BLOCKS
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    bf_runs(lm, lo, first, lo_rows, t, wg, hc, radius, nb);
 }
 #if BF_HIST >= 0
 #define BF_W (2 * BF_HIST + 1)
@@ -555,15 +616,16 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
  *     loads are in flight with one group per compute unit) into lm;
  *  2. horizontal (bf_across): their row sums h into the ring, a local
  *     memory window of the last ring_rows rows of h of the strip (not of
- *     its halo): whole batches, at least 2r + BF_BATCH;
+ *     its halo): whole batches, at least 2r + BF_BATCH (2r + 2 BF_BATCH
+ *     with BF_PIPE);
  *  3. work-item t slides the vertical sum of strip column t,
  *     v += h(y + r) - h(y - r - 1), both read from the ring (the first
  *     BF_LD leaving values of a batch from registers), and stores it.
  * The segment's first 2r entering rows (from y0 - r) only fill the window.
- * mem: lm (ring_at elements: T[hc][BF_BATCH+1] and the block sums), then
- * the ring, rows of BF_OP. It is sized at launch, up to CUDA's opt-in
- * maximum: at r = 64 a 256-column strip with 32-row batches takes 160 ring
- * rows, 161 KiB, with lm 212. */
+ * mem: lm (T[hc][BF_BATCH+1] and the block sums; twice with BF_PIPE:
+ * ring_at elements), then the ring, rows of BF_OP. It is sized at launch,
+ * up to CUDA's opt-in maximum: at r = 64 a 256-column strip with 32-row
+ * batches takes 160 ring rows, 161 KiB, with lm 212. */
 #ifndef PF
 #define PF 1 /* batches of rows loaded ahead */
 #endif
@@ -580,16 +642,108 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #define BF_EC(W) ((W) * BF_CH)
 #endif
 #if BF_RING
+#ifndef BF_PIPE
+#define BF_PIPE 0
+#endif
+/* What work-items wait for before the block sums of the batch they just
+ * stored. On CUDA where a block is BF_BATCH columns (a warp's own, see
+ * bf_block_sums): their warp; else the group. */
+#if defined(CO_CUDA) && BF_PART * BF_CH == BF_BATCH && 32 % BF_BATCH == 0
+#define BF_BLOCK_SYNC() __syncwarp()
+#else
+#define BF_BLOCK_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
+/* Step 3 of box_ring for strip column j: the vertical sums of the batch of
+ * entering rows n .. n + nb - 1 (ring rows from slot), v += h(y + r) -
+ * h(y - r - 1), stored from output row ya0 + n - r (those of the segment).
+ * The first BF_LD leaving rows of a whole batch come from `carry`, read by
+ * the batch before (the batch n + BF_BATCH overwrites them). */
+CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot, int n, int nb,
+                       int radius, int j, int ec, __global BF_T *CO_RESTRICT o, BF_ACC *v,
+                       BF_ACC *comp, BF_ACC *carry) {
+    const int win = 2 * radius + 1;
+    /* Ring rows: the batch's entering rows from slot, a whole block (the
+     * ring is whole batches, so no run wraps). Its leaving rows, from slot
+     * - win, are the last BF_LD rows of the block before block `lead`
+     * (carried in registers) and the first BATCH - BF_LD of block lead, so
+     * both are straight-line reads at fixed offsets. Steady: a whole batch
+     * with a leaving row and a result each. */
+    const int out0 = slot - win < 0 ? slot - win + ring_rows : slot - win;
+    const int lead = out0 + BF_LD < ring_rows ? out0 + BF_LD : out0 + BF_LD - ring_rows;
+    CO_LOCAL_PTR const BF_ACC *in = ring + slot * BF_OP + j, *out = ring + lead * BF_OP + j;
+    if (n + BF_BATCH <= 2 * radius && nb == BF_BATCH) { /* only fills the window */
+        BF_ACC run = BF_RUN0(*comp);
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) run += in[i * BF_OP];
+        BF_END(*v, *comp, run);
+    } else if (n >= win && nb == BF_BATCH) {
+        BF_ACC run = BF_RUN0(*comp);
+        /* (i % BF_CARRY: an index in bounds in the branch not taken) */
+#if CHAINS > 1
+        /* CHAINS chains, as bf_runs' whole parts. */
+        BF_ACC dv[BF_BATCH], st[CHAINS];
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++)
+            dv[i] = in[i * BF_OP] - (i < BF_LD ? carry[i % BF_CARRY] : out[(i - BF_LD) * BF_OP]);
+        bf_chain_starts(dv, st, run, BF_BATCH);
+#pragma unroll
+        for (int i = 0; i < BF_LAST_CHAIN(BF_BATCH); i++) {
+#pragma unroll
+            for (int ch = 0; ch < CHAINS; ch++) {
+                const int at = ch * (BF_BATCH / CHAINS) + i;
+                if (ch + 1 < CHAINS && i >= BF_BATCH / CHAINS) continue;
+                st[ch] += dv[at];
+                BF_STORE(o + (long)at * ec, BF_NORM(BF_AT(*v, st[ch]), radius));
+            }
+        }
+        run = st[CHAINS - 1];
+#else
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) {
+            run += in[i * BF_OP] - (i < BF_LD ? carry[i % BF_CARRY] : out[(i - BF_LD) * BF_OP]);
+            BF_STORE(o + (long)i * ec, BF_NORM(BF_AT(*v, run), radius));
+        }
+#endif
+        BF_END(*v, *comp, run);
+    } else {
+        int at_in = slot, at = out0;
+        for (int i = 0; i < nb; i++, o += ec) {
+            const BF_ACC leaving = n + i >= win ? ring[at * BF_OP + j] : 0;
+            BF_SLIDE(*v, *comp, ring[at_in * BF_OP + j] - leaving);
+            if (n + i >= 2 * radius) BF_STORE(o, BF_NORM(*v, radius)); /* row >= y0 */
+            at_in = at_in + 1 < ring_rows ? at_in + 1 : 0;
+            at = at + 1 < ring_rows ? at + 1 : 0;
+        }
+    }
+    /* The next batch's first BF_LD leaving rows: the tail of block lead. */
+    if (BF_LD > 0 && nb == BF_BATCH && n + BF_BATCH >= win) {
+#pragma unroll
+        for (int i = 0; i < BF_CARRY; i++) carry[i] = out[(BF_BATCH - BF_LD + i) * BF_OP];
+    }
+}
+
+/* Step k: batch k's rows into lm (step 1) and its block sums; the running
+ * sums of batch k - BF_PIPE into the ring (step 2); the vertical sums of
+ * batch k - 2 BF_PIPE (step 3). BF_PIPE 0: a barrier between the steps, as
+ * each needs the last one's results from other work-items (three barriers
+ * a batch; two on CUDA, where the block sums wait for their warp only).
+ * BF_PIPE 1: the three steps of three batches in one phase, one barrier a
+ * batch: lm twice (batch k is stored while batch k - 1 is summed) and the
+ * ring a batch taller (the running sums of batch k - 1 go to ring rows that
+ * the vertical sums of batch k - 2 no longer read). */
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, const int border,
                                  const int seg, const int ring_rows, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
                                  __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_ACC, mem)) {
     CO_LOCAL_ARG_MEMORY(BF_ACC, mem);
     CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
+    const int lm_size = ring_at / (1 + BF_PIPE); /* the elements of one batch's lm */
     const int t = (int)get_local_id(0), wg = (int)get_local_size(0);
     const int ec = BF_EC(W), rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
-    const int win = 2 * radius + 1, rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
+    const int rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
+    const int batches = (rows + BF_BATCH - 1) / BF_BATCH, steps = batches + 2 * BF_PIPE;
     int g[CPT];
     BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH], carry[CPT][BF_CARRY];
     bf_columns(g, t, wg, hc, e0, rc, W, border);
@@ -601,75 +755,58 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
         for (int p = 0; p < PF; p++)
             if (p * BF_BATCH < rows) bf_rows(src, ec, H, border, g[c], ya0 + p * BF_BATCH, enter[p][c], false);
     }
-    int slot = 0; /* the ring row of entering row n */
-    for (int n0 = 0; n0 < rows; n0 += PF * BF_BATCH) {
+    int slot_runs = 0, slot_down = 0; /* the ring rows of the batches' first entering rows */
+    for (int k0 = 0; k0 < steps; k0 += PF) {
         /* Unrolled over the batches in flight: each has its registers. */
 #pragma unroll
         for (int p = 0; p < PF; p++) {
-            const int n = n0 + p * BF_BATCH, nb = min(BF_BATCH, rows - n);
-            if (nb <= 0) break;
+            /* (No early exit: steps past the last do nothing but meet the
+             * barriers, which PoCL needs outside conditional code.) */
+            const int k = k0 + p, kr = k - BF_PIPE, kd = k - 2 * BF_PIPE;
+            if (k < batches) {
+                CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
+                const int n = k * BF_BATCH;
 #pragma unroll
-            for (int c = 0; c < CPT; c++) {
-                const int j = t + c * wg;
+                for (int c = 0; c < CPT; c++) {
+                    const int j = t + c * wg;
 #pragma unroll
-                for (int i = 0; i < BF_BATCH; i++)
-                    if (j < hc) mem[j * BF_TP + i] = enter[p][c][i];
-                if (n + PF * BF_BATCH < rows)
-                    bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            bf_across(mem, ring, slot, ring_rows, t, wg, hc, radius, nb);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            /* The next batch writes lm, which no one reads now, and the
-             * ring only after the next barrier. */
-            /* Ring rows: the batch's entering rows from slot, a whole block
-             * (the ring is whole batches, so no run wraps). Its leaving rows,
-             * from slot - win, are the last BF_LD rows of the block before
-             * block `lead` (carried in registers: this batch overwrote them)
-             * and the first BATCH - BF_LD of block lead, so both are
-             * straight-line reads at fixed offsets. Steady: a whole batch with
-             * a leaving row and a result each. */
-            const int out0 = slot - win < 0 ? slot - win + ring_rows : slot - win;
-            const int lead = out0 + BF_LD < ring_rows ? out0 + BF_LD : out0 + BF_LD - ring_rows;
-            const bool steady = n >= win && nb == BF_BATCH;
-#pragma unroll
-            for (int c = 0; c < CPT; c++) {
-                const int j = t + c * wg;
-                if (j >= NT || e0 + j >= ec) continue;
-                __global BF_T *o = dst + (long)(ya0 + n - radius) * ec + e0 + j; /* row y0 + n - 2r */
-                CO_LOCAL_PTR const BF_ACC *in = ring + slot * BF_OP + j, *out = ring + lead * BF_OP + j;
-                if (n + BF_BATCH <= 2 * radius && nb == BF_BATCH) { /* only fills the window */
-                    BF_ACC run = BF_RUN0(comp[c]);
-#pragma unroll
-                    for (int i = 0; i < BF_BATCH; i++) run += in[i * BF_OP];
-                    BF_END(v[c], comp[c], run);
-                } else if (steady) {
-                    BF_ACC run = BF_RUN0(comp[c]);
-                    /* (i % BF_CARRY: an index in bounds in the branch not taken) */
-#pragma unroll
-                    for (int i = 0; i < BF_BATCH; i++) {
-                        run += in[i * BF_OP] - (i < BF_LD ? carry[c][i % BF_CARRY] : out[(i - BF_LD) * BF_OP]);
-                        BF_STORE(o + (long)i * ec, BF_NORM(BF_AT(v[c], run), radius));
-                    }
-                    BF_END(v[c], comp[c], run);
-                } else {
-                    int at_in = slot, at = out0;
-                    for (int i = 0; i < nb; i++, o += ec) {
-                        const BF_ACC leaving = n + i >= win ? ring[at * BF_OP + j] : 0;
-                        BF_SLIDE(v[c], comp[c], ring[at_in * BF_OP + j] - leaving);
-                        if (n + i >= 2 * radius) BF_STORE(o, BF_NORM(v[c], radius)); /* row >= y0 */
-                        at_in = at_in + 1 < ring_rows ? at_in + 1 : 0;
-                        at = at + 1 < ring_rows ? at + 1 : 0;
-                    }
-                }
-                /* The next batch's first BF_LD leaving rows: the tail of
-                 * block lead, which its entering rows overwrite. */
-                if (BF_LD > 0 && nb == BF_BATCH && n + BF_BATCH >= win) {
-#pragma unroll
-                    for (int i = 0; i < BF_CARRY; i++) carry[c][i] = out[(BF_BATCH - BF_LD + i) * BF_OP];
+                    for (int i = 0; i < BF_BATCH; i++)
+                        if (j < hc) lm[j * BF_TP + i] = enter[p][c][i];
+                    if (n + PF * BF_BATCH < rows)
+                        bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
                 }
             }
-            slot = slot + nb < ring_rows ? slot + nb : slot + nb - ring_rows;
+#if BF_BLOCKS
+            BF_BLOCK_SYNC();
+#elif !BF_PIPE
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+            if (k < batches) bf_block_sums(mem + (k & BF_PIPE) * lm_size, t, wg, hc, radius);
+#if !BF_PIPE && BF_BLOCKS
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+            if (kr >= 0 && kr < batches) {
+                bf_runs(mem + (kr & BF_PIPE) * lm_size, ring, slot_runs, ring_rows, t, wg, hc, radius,
+                        min(BF_BATCH, rows - kr * BF_BATCH));
+                slot_runs = slot_runs + BF_BATCH < ring_rows ? slot_runs + BF_BATCH : 0;
+            }
+#if !BF_PIPE
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+            if (kd >= 0 && kd < batches) {
+                const int n = kd * BF_BATCH, nb = min(BF_BATCH, rows - n);
+#pragma unroll
+                for (int c = 0; c < CPT; c++) {
+                    const int j = t + c * wg;
+                    if (j < NT && e0 + j < ec) /* from row y0 + n - 2r */
+                        bf_down(ring, ring_rows, slot_down, n, nb, radius, j, ec,
+                                dst + (long)(ya0 + n - radius) * ec + e0 + j, &v[c], &comp[c], carry[c]);
+                }
+                slot_down = slot_down + BF_BATCH < ring_rows ? slot_down + BF_BATCH : 0;
+            }
+#if BF_PIPE
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         }
     }
 }

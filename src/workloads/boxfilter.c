@@ -394,7 +394,7 @@ static co_status run_omp(co_job *job) {
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
-    char extra[224], defines[640];
+    char extra[256], defines[640];
     snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s", s->format, first,
              final, more ? " " : "", more ? more : "");
     co_job_defines(job, extra, defines, sizeof defines);
@@ -577,26 +577,41 @@ static size_t first_batch(const co_job *job, size_t nt, bool ring) {
     return batch < nt ? batch : nt;
 }
 
+/* 1 where the ring pass is pipelined (box_ring's BF_PIPE), else 0. */
+static size_t ring_pipe(const co_job *job, bool ring) {
+    return ring && co_job_param(job, "PIPE") == 1;
+}
+
 /* Rows per batch halved from batch0 until the pass fits `limit` bytes of
  * local memory; false where none does. */
 static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, size_t limit,
                       fused_plan *p) {
     const box_state *s = job->prob->state;
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
+    const size_t pipe = ring_pipe(job, ring);
     for (size_t batch = batch0; batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
-         * strip has a part (no bank conflicts: PART = BATCH mod 32). */
+         * strip has a part (no bank conflicts: PART = BATCH mod 32);
+         * pipelined, a block of BATCH elements (box_ring's block sums then
+         * wait for their warp only). */
         p->batch = batch;
-        p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
+        p->part = co_job_param(job, "PART")  ? (size_t)co_job_param(job, "PART")
+                  : pipe && batch >= (size_t)s->ch ? batch / (size_t)s->ch
+                                           : batch;
         const size_t parts = (nt / s->ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
                         ? parts - 1 + window / p->part : 0;
-        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4;
-        /* The ring: whole batches (box_ring's runs of rows then never wrap),
-         * at least 2r + BATCH (the leaving rows a batch's entering rows
-         * overwrite are carried in registers). */
-        p->rows = ring ? co_ceil_to(window + batch - 1, batch) : batch;
+        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4 * (1 + pipe);
+        /* The ring: whole batches (box_ring's runs of rows then never wrap)
+         * past the window's whole batches, one, so that a batch's entering
+         * rows overwrite no leaving row of its own but the first (2r+1) mod
+         * BATCH, carried in registers; two where those are more than one
+         * (a short last batch reads them from the ring); pipelined, a batch
+         * more. (2r + BATCH rounded up, except with 1-row batches, which
+         * need 2r + 2.) */
+        const size_t carried = window % batch;
+        p->rows = ring ? batch * (window / batch + 1 + (carried > 1) + pipe) : batch;
         p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
         if (p->bytes <= limit) return true;
     }
@@ -689,11 +704,11 @@ static co_status run_sliding(co_job *job) {
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
-    char more[160];
+    char more[200];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
-             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu", nt, ring, ring ? 0 : lm_bytes / 4,
-             plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0);
+             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
+             ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, ring_pipe(job, ring));
     /* The ring's row pitch compiled in (a build per image width: one
      * address a batch of rows, not one a row; the pass is bound by its
      * instructions on GPUs): PITCH 0 (auto) on GPUs for images of a million
@@ -702,6 +717,14 @@ static co_status run_sliding(co_job *job) {
     if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
                                 (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_PITCH=%zu", (size_t)s->w * s->ch);
+    /* Two chains where one group fills a compute unit (the ring), whose few
+     * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
+     * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
+     * noise either way, docs/results/2026-11-30-h200-i.md). A pixel's value
+     * (r = 0) from one chain: the steps summed apart lose digits that the
+     * value itself may not have. */
+    const long chains = co_job_param(job, "CHAINS") ? co_job_param(job, "CHAINS") : ring ? 2 : 1;
+    snprintf(more + strlen(more), sizeof more - strlen(more), " -DCHAINS=%ld", s->radius ? chains : 1);
     if (ring) {
         const long pf = co_job_param(job, "PF");
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DPF=%ld",
@@ -801,6 +824,11 @@ static const co_param_def sliding_params[] = {
      "or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch compiled in (a build per width); "
      "2: never; 0: on GPUs for images of 2^20 pixels or more", 0},
+    {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
+     "of the ring's vertical pass as this many chains of dependent adds, each starting from "
+     "the steps before it summed four ways (0: 2 with the ring, else 1; r = 0 always 1)", 0},
+    {"PIPE", 0, 0, 1, false, "ring: 1: a batch's three steps overlap those of the next two, one "
+     "barrier a batch (local memory for a batch more); 0: a barrier between steps", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -826,8 +854,11 @@ static const co_variant variants[] = {
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
                     "RING=1 NT=64 BATCH=16 PITCH=1 BLOCKS=1;RING=1 NT=64 CPT=2 BATCH=32 BLOCKS=1;"
-                    "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH"},
+                    "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3;RING=1 NT=32 BATCH=1 SEG=9;"
+                    "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
+                    "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
+                    "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS"},
 };
 
 const co_workload co_workload_boxfilter = {
