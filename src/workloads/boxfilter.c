@@ -591,13 +591,11 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, si
     const size_t pipe = ring_pipe(job, ring);
     for (size_t batch = batch0; batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
-         * strip has a part (no bank conflicts: PART = BATCH mod 32);
-         * pipelined, a block of BATCH elements (box_ring's block sums then
-         * wait for their warp only). */
+         * strip has a part (no bank conflicts: PART = BATCH mod 32); for
+         * float32 a block is then a warp's own columns (box_ring's block
+         * sums wait for that warp only, on CUDA). */
         p->batch = batch;
-        p->part = co_job_param(job, "PART")  ? (size_t)co_job_param(job, "PART")
-                  : pipe && batch >= (size_t)s->ch ? batch / (size_t)s->ch
-                                           : batch;
+        p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
         const size_t parts = (nt / s->ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
