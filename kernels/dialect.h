@@ -5,7 +5,10 @@
  * Rules for kernel authors:
  *  - qualifiers __kernel __global __local __constant, and `restrict` via CO_RESTRICT;
  *  - get_global_id / get_local_id / get_group_id / get_local_size / get_num_groups
- *    / get_global_size, barrier(CLK_LOCAL_MEM_FENCE);
+ *    / get_global_size, barrier(CLK_LOCAL_MEM_FENCE), the barrier outside
+ *    run-time conditions and early loop exits (PoCL computed wrong results
+ *    for one inside a branch that every work-item took: box_ring,
+ *    2026-11-30); a condition on defines, folded away, is fine;
  *  - __local arrays declared inside the kernel; a pointer into one (a
  *    helper's argument) is declared CO_LOCAL_PTR T *p, never __local T *p;
  *  - local memory sized at launch (beyond CUDA's 48 KiB of static arrays):
