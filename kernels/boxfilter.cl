@@ -377,6 +377,9 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
  * chains of n / CHAINS (the last one the rest): chain c starts at st[c],
  * s plus the steps before it, each chain's steps summed four ways. */
 #define BF_LAST_CHAIN(n) ((n) - (CHAINS - 1) * ((n) / CHAINS))
+/* Step q of chain ch (q < BF_LAST_CHAIN(n)): its index, or -1 past a chain
+ * shorter than the last. */
+#define BF_CHAIN_AT(n, ch, q) ((ch) + 1 < CHAINS && (q) >= (n) / CHAINS ? -1 : (ch) * ((n) / CHAINS) + (q))
 CO_INLINE void bf_chain_starts(const BF_ACC *d, BF_ACC *st, BF_ACC s, int n) {
     st[0] = s;
 #pragma unroll
@@ -463,8 +466,8 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
                 for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
 #pragma unroll
                     for (int ch = 0; ch < CHAINS; ch++) {
-                        const int at = ch * (BF_PART / CHAINS) + q;
-                        if (ch + 1 < CHAINS && q >= BF_PART / CHAINS) continue;
+                        const int at = BF_CHAIN_AT(BF_PART, ch, q);
+                        if (at < 0) continue;
                         out[at * BF_CH + c] = st[ch];
                         if (at + 1 < BF_PART) st[ch] += dl[at];
                     }
@@ -691,8 +694,8 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
         for (int i = 0; i < BF_LAST_CHAIN(BF_BATCH); i++) {
 #pragma unroll
             for (int ch = 0; ch < CHAINS; ch++) {
-                const int at = ch * (BF_BATCH / CHAINS) + i;
-                if (ch + 1 < CHAINS && i >= BF_BATCH / CHAINS) continue;
+                const int at = BF_CHAIN_AT(BF_BATCH, ch, i);
+                if (at < 0) continue;
                 st[ch] += dv[at];
                 BF_STORE(o + (long)at * ec, BF_NORM(BF_AT(*v, st[ch]), radius));
             }
@@ -763,8 +766,10 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
             /* (No early exit: steps past the last do nothing but meet the
              * barriers, which PoCL needs outside conditional code.) */
             const int k = k0 + p, kr = k - BF_PIPE, kd = k - 2 * BF_PIPE;
+            /* the lm of batch k (steps 1 and its block sums) and of batch kr (step 2) */
+            CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
+            CO_LOCAL_PTR BF_ACC *const lm_runs = mem + (kr & BF_PIPE) * lm_size;
             if (k < batches) {
-                CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
@@ -781,12 +786,12 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, con
 #elif !BF_PIPE
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-            if (k < batches) bf_block_sums(mem + (k & BF_PIPE) * lm_size, t, wg, hc, radius);
+            if (k < batches) bf_block_sums(lm, t, wg, hc, radius);
 #if !BF_PIPE && BF_BLOCKS
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
             if (kr >= 0 && kr < batches) {
-                bf_runs(mem + (kr & BF_PIPE) * lm_size, ring, slot_runs, ring_rows, t, wg, hc, radius,
+                bf_runs(lm_runs, ring, slot_runs, ring_rows, t, wg, hc, radius,
                         min(BF_BATCH, rows - kr * BF_BATCH));
                 slot_runs = slot_runs + BF_BATCH < ring_rows ? slot_runs + BF_BATCH : 0;
             }
