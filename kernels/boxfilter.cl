@@ -644,6 +644,16 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #else
 #define BF_EC(W) ((W) * BF_CH)
 #endif
+/* BF_RADIUS and BF_RING_ROWS: the radius and the ring's rows, compiled in
+ * with the pitch: the loops of a batch's first windows and the ring's
+ * wrap-arounds then have fixed bounds (straight-line code). */
+#ifdef BF_RADIUS
+#define BF_R(radius) BF_RADIUS
+#define BF_RR(rows) BF_RING_ROWS
+#else
+#define BF_R(radius) (radius)
+#define BF_RR(rows) (rows)
+#endif
 #if BF_RING
 #ifndef BF_PIPE
 #define BF_PIPE 0
@@ -735,11 +745,13 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
  * batch: lm twice (batch k is stored while batch k - 1 is summed) and the
  * ring a batch taller (the running sums of batch k - 1 go to ring rows that
  * the vertical sums of batch k - 2 no longer read). */
-__kernel void BF_MAXREG box_ring(const int W, const int H, const int radius, const int border,
-                                 const int seg, const int ring_rows, const int ring_at,
+__kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
+                                 const int seg, const int ring_rows_arg, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
                                  __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_ACC, mem)) {
     CO_LOCAL_ARG_MEMORY(BF_ACC, mem);
+    const int radius = BF_R(radius_arg), ring_rows = BF_RR(ring_rows_arg);
+    (void)radius_arg, (void)ring_rows_arg;
     CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
     const int lm_size = ring_at / (1 + BF_PIPE); /* the elements of one batch's lm */
     const int t = (int)get_local_id(0), wg = (int)get_local_size(0);

@@ -702,19 +702,22 @@ static co_status run_sliding(co_job *job) {
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
-    char more[200];
+    char more[320];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
              "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
              ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, ring_pipe(job, ring));
-    /* The ring's row pitch compiled in (a build per image width: one
-     * address a batch of rows, not one a row; the pass is bound by its
-     * instructions on GPUs): PITCH 0 (auto) on GPUs for images of a million
-     * pixels or more, where the build's time is soon paid back. */
+    /* The ring's row pitch, radius and height compiled in (a build per
+     * image width and radius: one address a batch of rows, not one a row,
+     * and loops of fixed length; the pass is bound by its instructions on
+     * GPUs): PITCH 0 (auto) on GPUs for images of a million pixels or more,
+     * where the build's time is soon paid back. */
     const long pitch = co_job_param(job, "PITCH");
     if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
                                 (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
-        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_PITCH=%zu", (size_t)s->w * s->ch);
+        snprintf(more + strlen(more), sizeof more - strlen(more),
+                 " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu", (size_t)s->w * s->ch,
+                 s->radius, plan.rows);
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
@@ -820,7 +823,8 @@ static const co_param_def sliding_params[] = {
      "batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: 1 where a batch is 32 rows "
      "or more, else 2)", 0},
-    {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch compiled in (a build per width); "
+    {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
+     "build per width and radius); "
      "2: never; 0: on GPUs for images of 2^20 pixels or more", 0},
     {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
      "of the ring's vertical pass as this many chains of dependent adds, each starting from "
