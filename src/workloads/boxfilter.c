@@ -547,9 +547,6 @@ static size_t ring_segment(const co_job *job, size_t strips, size_t lmem) {
  * passes. */
 enum { FUSED_MAX_GROUP = 512 };
 
-/* The ring's wide strips on GPUs (NT auto). */
-enum { RING_WIDE = 384 };
-
 /* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
 enum { PITCH_PIXELS = 1 << 20 };
 
@@ -558,6 +555,7 @@ enum { PITCH_PIXELS = 1 << 20 };
  * ring). */
 typedef struct fused_plan {
     size_t batch, part, blocks, lm_bytes, rows, bytes;
+    bool pipe; /* the ring pipelined (box_ring's BF_PIPE) */
 } fused_plan;
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -577,18 +575,20 @@ static size_t first_batch(const co_job *job, size_t nt, bool ring) {
     return batch < nt ? batch : nt;
 }
 
-/* 1 where the ring pass is pipelined (box_ring's BF_PIPE), else 0. */
-static size_t ring_pipe(const co_job *job, bool ring) {
-    return ring && co_job_param(job, "PIPE") == 1;
+/* Whether the ring pass is pipelined (box_ring's BF_PIPE): PIPE 1 or 2 say;
+ * PIPE 0 (auto) takes `preferred`, the shape's own choice. */
+static bool ring_pipe(const co_job *job, bool preferred) {
+    const long pipe = co_job_param(job, "PIPE");
+    return pipe ? pipe == 1 : preferred;
 }
 
 /* Rows per batch halved from batch0 until the pass fits `limit` bytes of
- * local memory; false where none does. */
-static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, size_t limit,
-                      fused_plan *p) {
+ * local memory; false where none does. `pipe`: the ring pipelined. */
+static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t batch0,
+                      size_t limit, fused_plan *p) {
     const box_state *s = job->prob->state;
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
-    const size_t pipe = ring_pipe(job, ring);
+    p->pipe = ring && pipe;
     for (size_t batch = batch0; batch >= 1; batch /= 2) {
         /* PART 0: as many pixels as rows, so that every work-item of the
          * strip has a part (no bank conflicts: PART = BATCH mod 32); for
@@ -600,7 +600,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, si
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
                         ? parts - 1 + window / p->part : 0;
-        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4 * (1 + pipe);
+        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4 * (1 + p->pipe);
         /* The ring: whole batches (box_ring's runs of rows then never wrap)
          * past the window's whole batches, one, so that a batch's entering
          * rows overwrite no leaving row of its own but the first (2r+1) mod
@@ -609,7 +609,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, size_t batch0, si
          * more. (2r + BATCH rounded up, except with 1-row batches, which
          * need 2r + 2.) */
         const size_t carried = window % batch;
-        p->rows = ring ? batch * (window / batch + 1 + (carried > 1) + pipe) : batch;
+        p->rows = ring ? batch * (window / batch + 1 + (carried > 1) + p->pipe) : batch;
         p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
         if (p->bytes <= limit) return true;
     }
@@ -626,10 +626,51 @@ static size_t strip_group(const co_job *job, size_t nt) {
 
 /* Whether the ring pass fits `groups` groups of strips nt wide on a
  * compute unit (batches halved from batch0 until it does). */
-static bool ring_fit(const co_job *job, size_t nt, size_t groups, size_t batch0, fused_plan *plan) {
+static bool ring_fit(const co_job *job, size_t nt, size_t groups, bool pipe, size_t batch0,
+                     fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
     return strip_group(job, nt) <= info->max_work_group_size &&
-           fused_fit(job, nt, true, batch0, info->local_mem_arg_bytes / groups, plan);
+           fused_fit(job, nt, true, pipe, batch0, info->local_mem_arg_bytes / groups, plan);
+}
+
+/* A shape of the ring pass: strips `width` columns wide, `groups` groups a
+ * compute unit, batches of `batch` rows, pipelined or not. */
+typedef struct ring_shape {
+    size_t width, groups, batch;
+    bool pipe;
+} ring_shape;
+
+/* The ring's shapes on a GPU, best first, by radius: measured on the H200
+ * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
+ * run 36, ms): up to r = 24 two groups of 256 columns and 16-row batches
+ * (r = 20: 0.174 against 0.181-0.216 for the others); to r = 48 one group
+ * of 256 with 32-row batches (r = 32: 0.171 against 0.183-0.204), but 384
+ * and 16 rows where 32-row batches would carry 17 leaving rows in
+ * registers ((2r + 1) mod 32 = 17: r = 40, 0.190 against 0.219); above,
+ * 256 and 16 rows pipelined (r = 64: 0.196 against 0.204-0.234; r = 56,
+ * 0.226 against 0.234-0.279). The others follow, for devices with less
+ * local memory. */
+static int gpu_ring_shapes(int radius, ring_shape *shapes) {
+    const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
+                     tall = {256, 1, 32, false}, piped = {256, 1, 16, true};
+    int n = 0;
+    if (radius <= 24) {
+        shapes[n++] = pairs;
+    } else if (radius <= 48) {
+        const bool carries17 = (2 * radius + 1) % 32 == 17;
+        shapes[n++] = carries17 ? wide : tall;
+        shapes[n++] = carries17 ? tall : wide;
+    } else {
+        shapes[n++] = piped;
+        shapes[n++] = wide;
+        shapes[n++] = tall;
+    }
+    if (radius > 24) shapes[n++] = pairs;
+    else {
+        shapes[n++] = wide;
+        shapes[n++] = tall;
+    }
+    return n;
 }
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
@@ -637,17 +678,12 @@ static bool ring_fit(const co_job *job, size_t nt, size_t groups, size_t batch0,
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
  * columns wide. On a GPU where the vertical-first pass would read its
- * leaving rows again (the window wider than HIST), the first of these that
- * fits a compute unit with whole batches: two groups of 256 columns and
- * 16-row batches, one of 384 (less halo a strip), one of 256 with 32-row
- * batches (half the barriers a row); on the H200 r = 17-32, 33-54 and
- * 55-64. H200, docs/results/2026-11-30-h200-f.md
- * and -g.md: r = 20, 0.210 ms with two groups of 256 against 0.241 with one
- * of 384; r = 48, 0.246 with 384 against 0.308 vertical first; r = 64,
- * 0.244 with 256 x 32 rows against 0.268 vertical first (-g.md run 14). The
- * vertical-first pass: 128 columns where the leaving rows come from
- * registers (r = 16: 0.185 ms against 0.196 with 256), else 256. */
+ * leaving rows again (the window wider than HIST), the first of
+ * gpu_ring_shapes that fits with whole batches. The vertical-first pass:
+ * 128 columns where the leaving rows come from registers (H200, r = 16:
+ * 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
+    const box_state *s = job->prob->state;
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
@@ -657,14 +693,15 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     }
     if (ring == 1 || cpu) {
         if (!*nt) *nt = cpu ? 128 : 256;
-        return ring_fit(job, *nt, 1, first_batch(job, *nt, true), plan);
+        return ring_fit(job, *nt, 1, ring_pipe(job, false), first_batch(job, *nt, true), plan);
     }
-    static const size_t widths[3] = {256, RING_WIDE, 256}, groups[3] = {2, 1, 1},
-                        batches[3] = {16, 16, 32};
-    for (int i = 0; i < 3; i++) {
-        const size_t width = *nt ? *nt : widths[i];
-        const size_t batch = co_job_param(job, "BATCH") ? first_batch(job, width, true) : batches[i];
-        if (ring_fit(job, width, groups[i], batch, plan) && plan->batch == batch) {
+    ring_shape shapes[4];
+    const int n = gpu_ring_shapes(s->radius, shapes);
+    for (int i = 0; i < n; i++) {
+        const size_t width = *nt ? *nt : shapes[i].width;
+        const size_t batch = co_job_param(job, "BATCH") ? first_batch(job, width, true) : shapes[i].batch;
+        if (ring_fit(job, width, shapes[i].groups, ring_pipe(job, shapes[i].pipe), batch, plan) &&
+            plan->batch == batch) {
             *nt = width;
             return true;
         }
@@ -688,7 +725,8 @@ static co_status run_sliding(co_job *job) {
     const size_t wg = strip_group(job, nt);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
-                  !fused_fit(job, nt, false, first_batch(job, nt, false), info->local_mem_bytes, &plan)))
+                  !fused_fit(job, nt, false, false, first_batch(job, nt, false), info->local_mem_bytes,
+                            &plan)))
         return two_transposed(job, slide_pass);
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
@@ -706,7 +744,7 @@ static co_status run_sliding(co_job *job) {
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
              "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, ring_pipe(job, ring));
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe));
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
@@ -721,15 +759,20 @@ static co_status run_sliding(co_job *job) {
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
-     * noise either way, docs/results/2026-11-30-h200-i.md). A pixel's value
-     * (r = 0) from one chain: the steps summed apart lose digits that the
-     * value itself may not have. */
-    const long chains = co_job_param(job, "CHAINS") ? co_job_param(job, "CHAINS") : ring ? 2 : 1;
+     * noise either way, docs/results/2026-11-30-h200-i.md), four where it
+     * is pipelined (r = 64: 0.195-0.198 ms against 0.199-0.200, -j.md). A
+     * pixel's value (r = 0) from one chain: the steps summed apart lose
+     * digits that the value itself may not have. */
+    const long chains = co_job_param(job, "CHAINS") ? co_job_param(job, "CHAINS")
+                        : ring                      ? (plan.pipe ? 4 : 2)
+                                                    : 1;
     snprintf(more + strlen(more), sizeof more - strlen(more), " -DCHAINS=%ld", s->radius ? chains : 1);
+    /* Batches loaded ahead: pipelined, three (H200, r = 64: 0.194-0.198 ms
+     * against 0.199-0.200 with two, -j.md). */
     if (ring) {
         const long pf = co_job_param(job, "PF");
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DPF=%ld",
-                 pf ? pf : plan.batch >= 32 ? 1 : 2);
+                 pf ? pf : plan.pipe ? 3 : plan.batch >= 32 ? 1 : 2);
     }
     co_array *a = job->prob->arrays;
     co_kernel *k;
@@ -800,9 +843,9 @@ static const co_param_def sliding_params[] = {
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
     {"NT", 0, 0, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
      "group: a work-item per CPT columns of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
-     "the leaving rows are in registers, for the ring 256 where two groups fit, else 384, "
-     "else 256)", 0},
-    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring 16, else 16 where "
+     "the leaving rows are in registers, for the ring 256 or 384 by the radius, else 256)", 0},
+    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring on GPUs 16 or 32 by "
+     "the radius, on CPUs 16; else 16 where "
      "the leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "
      "memory)", 0},
     {"CPT", 1, 1, 4, false, "fused: columns per work-item", 0},
@@ -821,16 +864,17 @@ static const co_param_def sliding_params[] = {
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
      "on GPUs where 2r+1 > HIST and it fits two groups (or one) to a compute unit with whole "
      "batches", 0},
-    {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: 1 where a batch is 32 rows "
-     "or more, else 2)", 0},
+    {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
+     "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
      "build per width and radius); "
      "2: never; 0: on GPUs for images of 2^20 pixels or more", 0},
     {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
      "of the ring's vertical pass as this many chains of dependent adds, each starting from "
-     "the steps before it summed four ways (0: 2 with the ring, else 1; r = 0 always 1)", 0},
-    {"PIPE", 0, 0, 1, false, "ring: 1: a batch's three steps overlap those of the next two, one "
-     "barrier a batch (local memory for a batch more); 0: a barrier between steps", 0},
+     "the steps before it summed four ways (0: 4 with the ring pipelined, 2 without, else 1; r = 0 always 1)", 0},
+    {"PIPE", 0, 0, 2, false, "ring: 1: a batch's three steps overlap those of the next two, one "
+     "barrier a batch (local memory for a batch more); 2: a barrier between steps; 0: on GPUs "
+     "pipelined from r = 49 (with NT and BATCH auto), else not", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
