@@ -125,6 +125,9 @@ static const struct {
     /* dependent adds in chains: the ring's default at r = 64, and uneven ones */
     {"boxfilter", "-DBF_RING=1 -DCHAINS=2 -DNT=256 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_PITCH=8192 -DPF=1"},
+    /* the work-items per group capping registers (RGBA8, r = 31: 32-row batches in 512) */
+    {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=31 "
+                  "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
     {"boxfilter", "-DCHAINS=4 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_PART=5 -DBF_HIST=-1"},
 };
 

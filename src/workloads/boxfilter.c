@@ -742,9 +742,9 @@ static co_status run_sliding(co_job *job) {
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[320];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
-             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
+             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu -DBF_GROUP=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe));
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe), wg);
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
