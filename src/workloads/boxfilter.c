@@ -648,29 +648,22 @@ typedef struct ring_shape {
  * and 16 rows where 32-row batches would carry 17 leaving rows in
  * registers ((2r + 1) mod 32 = 17: r = 40, 0.190 against 0.219); above,
  * 256 and 16 rows pipelined (r = 64: 0.196 against 0.204-0.234; r = 56,
- * 0.226 against 0.234-0.279). The others follow, for devices with less
- * local memory. */
+ * 0.226 against 0.234-0.279). Then the one-group shapes not tried yet,
+ * for devices with less local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
                      tall = {256, 1, 32, false}, piped = {256, 1, 16, true};
-    int n = 0;
+    const bool carries17 = (2 * radius + 1) % 32 == 17;
     if (radius <= 24) {
-        shapes[n++] = pairs;
-    } else if (radius <= 48) {
-        const bool carries17 = (2 * radius + 1) % 32 == 17;
-        shapes[n++] = carries17 ? wide : tall;
-        shapes[n++] = carries17 ? tall : wide;
-    } else {
-        shapes[n++] = piped;
-        shapes[n++] = wide;
-        shapes[n++] = tall;
+        shapes[0] = pairs, shapes[1] = wide, shapes[2] = tall;
+        return 3;
     }
-    if (radius > 24) shapes[n++] = pairs;
-    else {
-        shapes[n++] = wide;
-        shapes[n++] = tall;
+    if (radius <= 48) {
+        shapes[0] = carries17 ? wide : tall, shapes[1] = carries17 ? tall : wide;
+        return 2;
     }
-    return n;
+    shapes[0] = piped, shapes[1] = wide, shapes[2] = tall;
+    return 3;
 }
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
@@ -695,7 +688,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
         if (!*nt) *nt = cpu ? 128 : 256;
         return ring_fit(job, *nt, 1, ring_pipe(job, false), first_batch(job, *nt, true), plan);
     }
-    ring_shape shapes[4];
+    ring_shape shapes[3];
     const int n = gpu_ring_shapes(s->radius, shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;
