@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch anchors for the copy and reduce goals, measured on the GPU next to
 coalesce: the median time of dst.copy_(src) and of torch.sum(x) over float32
-tensors of N elements (default 2^28), timed with CUDA events.
+tensors of N elements (default 2^28), timed with CUDA events (torch_timing).
 
 Prints one JSON line per anchor:
   {"workload": "copy", "anchor": "torch", "n": ..., "median_ms": ..., "gbps": ...}
@@ -14,20 +14,7 @@ import json
 import statistics
 import sys
 
-
-def median_ms(torch, fn, reps):
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    for _ in range(3):  # warm-up: allocator, kernel selection
-        fn()
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+from torch_timing import times_ms
 
 
 def main():
@@ -56,7 +43,7 @@ def main():
         ("reduce", lambda: torch.sum(x), 4.0 * args.n + 4),
     ]
     for workload, fn, nbytes in runs:
-        ms = median_ms(torch, fn, args.reps)
+        ms = statistics.median(times_ms(torch, fn, args.reps))
         print(json.dumps({"workload": workload, "anchor": "torch", "n": args.n,
                           "median_ms": round(ms, 6), "gbps": round(nbytes / (ms * 1e6), 3),
                           "device": name, "torch": torch.__version__}))

@@ -3,7 +3,8 @@
 
 torch.nn.functional.avg_pool2d(x, 2r+1, stride=1, padding=r, count_include_pad=True)
 is the (2r+1)^2 mean with a zero border and the full divisor: coalesce's
-`--border zero`. Float32 WIDTHxHEIGHT on cuda:0, CUDA events around each call,
+`--border zero`. Float32 WIDTHxHEIGHT on cuda:0, CUDA events around each call
+(torch_timing: the GPU busy while they are queued),
 median of --reps after warm-up; one JSON line per radius with the fields of
 `coalesce bench boxfilter --json` that compare (variant "torch-avg_pool2d",
 median_ms, gbps counting one read and one write of the image).
@@ -15,6 +16,8 @@ import argparse
 import json
 import statistics
 import sys
+
+from torch_timing import times_ms
 
 
 def main():
@@ -37,17 +40,9 @@ def main():
     for r in [int(v) for v in a.radius.split(",")]:
         k = 2 * r + 1
         run = lambda: F.avg_pool2d(x, k, stride=1, padding=r, count_include_pad=True)
-        for _ in range(3):
-            y = run()
+        y = run()
         assert y.shape == x.shape
-        times = []
-        for _ in range(a.reps):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
+        times = times_ms(torch, run, a.reps)
         ms = statistics.median(times)
         print(json.dumps({"workload": "boxfilter", "variant": "torch-avg_pool2d", "device": "cuda:0",
                           "device_name": torch.cuda.get_device_name(0), "width": a.width,

@@ -214,6 +214,8 @@ typedef struct cu_device {
     CUcontext ctx; /* the device's primary context, retained */
     CUstream stream;
     CUevent start, stop;
+    co_program *spin_program; /* the timer's spin kernel, built on first use */
+    co_kernel *spin;
     int cc; /* compute capability, 10 * major + minor */
     char arch[16]; /* NVRTC target, chosen on the first build */
     void *anchor;
@@ -263,9 +265,40 @@ co_status co_cuda_make_current(co_device *dev) {
     return CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
 }
 
+/* Timing: events on the stream around the timed work. On an idle stream
+ * the start event would be taken at once, before the host had launched
+ * the work, and the launch's host latency (microseconds) would count as
+ * the work's time; OpenCL's profiling counts the command alone. So a
+ * kernel that spins for SPIN_NS goes first: the start, the work and the
+ * stop are queued while it runs, and the start is taken when the work can
+ * begin. SPIN_NS is ample for the host's part (a launch, a cuBLAS call).
+ * The spin also ends after 4 cycles a nanosecond (clock64), should a
+ * device's global timer not advance. */
+enum { SPIN_NS = 100000 };
+static const char spin_source[] =
+    "extern \"C\" __global__ void co_spin(unsigned long long ns) {\n"
+    "    unsigned long long t0, t;\n"
+    "    const long long c0 = clock64();\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
+    "    do asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));\n"
+    "    while (t - t0 < ns && (unsigned long long)(clock64() - c0) < 4 * ns);\n"
+    "}\n";
+
+const char *co_cuda_spin_source(void) { return spin_source; }
+
+static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
+                       co_program **out);
+static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out);
+static void program_free(co_device *dev, co_program *prog);
+
 co_status co_cuda_timer_start(co_device *dev) {
     cu_device *d = dev->impl;
     co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (!st && !d->spin_program) st = build(dev, "co_spin", spin_source, "", &d->spin_program);
+    if (!st && !d->spin) st = kernel(dev, d->spin_program, "co_spin", &d->spin);
+    unsigned long long ns = SPIN_NS;
+    void *params[] = {&ns};
+    if (!st) st = CU(LaunchKernel, (d->spin->fn, 1, 1, 1, 1, 1, 1, 0, d->stream, params, NULL));
     return st ? st : CU(EventRecord, (d->start, d->stream));
 }
 
@@ -287,6 +320,7 @@ static void release(co_device *dev) {
     /* Errors are ignored here: there is nobody left to tell. */
     cu.CtxSetCurrent(d->ctx);
     if (d->anchor && d->anchor_destroy) d->anchor_destroy(d->anchor);
+    program_free(dev, d->spin_program);
     if (d->start) cu.EventDestroy(d->start);
     if (d->stop) cu.EventDestroy(d->stop);
     if (d->stream) cu.StreamDestroy(d->stream);

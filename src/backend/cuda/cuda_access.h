@@ -19,11 +19,16 @@ unsigned long long co_cuda_ptr(const co_buf *buf);
  * libraries built on the runtime API (cuBLAS) expect. */
 co_status co_cuda_make_current(co_device *dev);
 
-/* Kernel time from the device's events: start records an event on its
- * stream; stop records another, waits for the stream (reporting any
- * asynchronous error) and gives the milliseconds between them. */
+/* Kernel time from the device's events: start launches a kernel that
+ * spins for 0.1 ms, then records an event on its stream (the timed work is
+ * queued before the clock starts); stop records another, waits for the
+ * stream (reporting any asynchronous error) and gives the milliseconds
+ * between them. */
 co_status co_cuda_timer_start(co_device *dev);
 co_status co_cuda_timer_stop(co_device *dev, double *ms);
+/* The CUDA source of the kernel that co_cuda_timer_start launches ahead of
+ * its event (co_spin: the work is queued before the clock starts). */
+const char *co_cuda_spin_source(void);
 
 /* One library handle owned by the device (the cuBLAS handle): `destroy` is
  * called with the context current when the device is released. */

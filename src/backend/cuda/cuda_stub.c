@@ -13,6 +13,8 @@ static const co_backend cuda_backend = {.name = "cuda", .probe = probe};
 
 const co_backend *co_backend_cuda(void) { return &cuda_backend; }
 
+const char *co_cuda_spin_source(void) { return ""; }
+
 co_status co_cuda_compile(const char *name, const char *source, const char *defines,
                           const char *arch, void **out, size_t *size) {
     (void)name, (void)source, (void)defines, (void)arch;
