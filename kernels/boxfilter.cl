@@ -511,9 +511,9 @@ CO_INLINE void bf_across(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int f
 #define BF_LEAVE BF_BATCH
 #endif
 /* -DMAXREG=N caps CUDA's registers per work-item (more groups per
- * multiprocessor; 0: the compiler's choice); else -DBF_GROUP, the
- * work-items per group, caps them where a group of that many would not
- * launch (a ring of 32-row batches in 512 work-items). */
+ * multiprocessor; 0: the compiler's choice); else -DBF_GROUP (the ring on
+ * GPUs), the work-items per group, caps them where a group of that many
+ * would not launch (32-row batches in 512 work-items). */
 #if defined(CO_CUDA) && defined(MAXREG) && MAXREG > 0
 #define BF_MAXREG __maxnreg__(MAXREG)
 #elif defined(CO_CUDA) && defined(BF_GROUP)

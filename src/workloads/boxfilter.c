@@ -735,14 +735,19 @@ static co_status run_sliding(co_job *job) {
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[320];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
-             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu -DBF_GROUP=%zu", nt, ring,
+             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe), wg);
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe));
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
      * GPUs): PITCH 0 (auto) on GPUs for images of a million pixels or more,
      * where the build's time is soon paid back. */
+    /* The ring's group size, declared to CUDA's compiler (a group of 512
+     * with 32-row batches took 138 registers and did not launch); on GPUs
+     * only, so that CPU builds stay shared between radii. */
+    if (ring && info->type != CO_DEVICE_CPU)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_GROUP=%zu", wg);
     const long pitch = co_job_param(job, "PITCH");
     if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
                                 (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
