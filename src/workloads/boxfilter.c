@@ -737,17 +737,17 @@ static co_status run_sliding(co_job *job) {
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
              "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)(ring && plan.pipe));
-    /* The ring's row pitch, radius and height compiled in (a build per
-     * image width and radius: one address a batch of rows, not one a row,
-     * and loops of fixed length; the pass is bound by its instructions on
-     * GPUs): PITCH 0 (auto) on GPUs for images of a million pixels or more,
-     * where the build's time is soon paid back. */
+             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)plan.pipe);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
      * with 32-row batches took 138 registers and did not launch); on GPUs
      * only, so that CPU builds stay shared between radii. */
     if (ring && info->type != CO_DEVICE_CPU)
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_GROUP=%zu", wg);
+    /* The ring's row pitch, radius and height compiled in (a build per
+     * image width and radius: one address a batch of rows, not one a row,
+     * and loops of fixed length; the pass is bound by its instructions on
+     * GPUs): PITCH 0 (auto) on GPUs for images of a million pixels or more,
+     * where the build's time is soon paid back. */
     const long pitch = co_job_param(job, "PITCH");
     if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
                                 (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
@@ -860,8 +860,8 @@ static const co_param_def sliding_params[] = {
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where 2r+1 > HIST and it fits two groups (or one) to a compute unit with whole "
-     "batches", 0},
+     "on GPUs where 2r+1 > HIST and one of the shapes measured best for the radius fits with "
+     "whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
