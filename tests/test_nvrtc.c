@@ -116,13 +116,14 @@ static const struct {
                   "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
     {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000 "
                   "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
-    /* ... the default from r = 33 on the H200: 16-row batches with block sums */
+    /* ... 384 columns, 16-row batches with block sums */
     {"boxfilter", "-DBF_RING=1 -DNT=384 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=3 -DPF=2"},
-    /* pipelined: block sums after __syncwarp (a block is a warp's BATCH columns), or a barrier */
+    /* pipelined (the H200's default at r = 64): block sums after __syncwarp (a block is a
+     * warp's BATCH columns), or a barrier */
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
-                  "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=2"},
+                  "-DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DCHAINS=4 -DPF=3"},
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_PART=3 -DBF_BLOCKS=1"},
-    /* dependent adds in chains: the ring's default at r = 64, and uneven ones */
+    /* dependent adds in chains: 32-row batches (the H200's default at r = 25-48), and uneven ones */
     {"boxfilter", "-DBF_RING=1 -DCHAINS=2 -DNT=256 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_PITCH=8192 -DPF=1"},
     /* the work-items per group capping registers (RGBA8, r = 31: 32-row batches in 512) */
