@@ -71,6 +71,8 @@
       (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                         \
     X(CUresult, FuncSetAttribute, "cuFuncSetAttribute", NULL,                               \
       (CUfunction, CUfunction_attribute, int))                                              \
+    X(CUresult, FuncGetAttribute, "cuFuncGetAttribute", NULL,                               \
+      (int *, CUfunction_attribute, CUfunction))                                            \
     X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))
@@ -238,6 +240,7 @@ struct co_kernel {
     CUfunction fn;
     CUmodule module; /* of its program: its __constant__ symbols */
     size_t dynamic_allowed; /* dynamic shared memory opted in so far (bytes) */
+    int max_threads, regs; /* threads per block its registers allow, and those a thread */
     char entry[]; /* for messages */
 };
 
@@ -746,6 +749,8 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     k->dynamic_allowed = 0;
     co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
     if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
+    if (!st) st = CU(FuncGetAttribute, (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+    if (!st) st = CU(FuncGetAttribute, (&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
     if (st) {
         free(k);
         char note[160];
@@ -790,6 +795,11 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     if (threads > dev->info.max_work_group_size)
         return co_fail(CO_ERR_LIMIT, "CUDA: kernel '%s': %zu threads per block (limit %zu)",
                        k->entry, threads, dev->info.max_work_group_size);
+    /* A kernel's own limit, below the device's where its registers run out
+     * (cuLaunchKernel would say only "too many resources"). */
+    if (threads > (size_t)k->max_threads)
+        return co_fail(CO_ERR_LIMIT, "CUDA: kernel '%s': %zu threads per block, but its %d "
+                       "registers a thread allow %d", k->entry, threads, k->regs, k->max_threads);
     if (nargs > MAX_ARGS)
         return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': %zu arguments (limit %d)", k->entry,
                        nargs, MAX_ARGS);
