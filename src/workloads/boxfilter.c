@@ -642,24 +642,25 @@ typedef struct ring_shape {
 
 /* The ring's shapes on a GPU, best first, by radius: measured on the H200
  * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
- * run 36, ms): up to r = 24 two groups of 256 columns and 16-row batches
- * (r = 20: 0.174 against 0.181-0.216 for the others); to r = 48 one group
- * of 256 with 32-row batches (r = 32: 0.171 against 0.183-0.204), but 384
- * and 16 rows where 32-row batches would carry 17 leaving rows in
- * registers ((2r + 1) mod 32 = 17: r = 40, 0.190 against 0.219); above,
- * 256 and 16 rows pipelined (r = 64: 0.196 against 0.204-0.234; r = 56,
- * 0.226 against 0.234-0.279). Then the one-group shapes not tried yet,
- * for devices with less local memory. */
+ * run 36, its times with 20-30 us of launch latency; -k.md, runs 42-44,
+ * without; ms): up to r = 24 two groups of 256 columns and 16-row batches
+ * (r = 20: 0.174 against 0.181-0.216 for the others, run 36; r = 24 within
+ * 1% of 32-row batches); to r = 48 one group of 256 with 32-row batches
+ * (r = 32: 0.143; r = 40: 0.162 against 0.180-0.227, where 384 columns had
+ * been faster in run 36, before the group's size was declared to the
+ * compiler); above, 256 and 16 rows pipelined (r = 64: 0.176 against
+ * 0.180-0.207; r = 52-60: 0.197-0.203 against 0.219-0.225 with 32-row
+ * batches). Then the one-group shapes not tried yet, for devices with less
+ * local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
                      tall = {256, 1, 32, false}, piped = {256, 1, 16, true};
-    const bool carries17 = (2 * radius + 1) % 32 == 17;
     if (radius <= 24) {
         shapes[0] = pairs, shapes[1] = wide, shapes[2] = tall;
         return 3;
     }
     if (radius <= 48) {
-        shapes[0] = carries17 ? wide : tall, shapes[1] = carries17 ? tall : wide;
+        shapes[0] = tall, shapes[1] = wide;
         return 2;
     }
     shapes[0] = piped, shapes[1] = wide, shapes[2] = tall;
