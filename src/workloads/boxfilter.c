@@ -642,7 +642,7 @@ typedef struct ring_shape {
 
 /* The ring's shapes on a GPU, best first, by radius: measured on the H200
  * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
- * run 36, its times with 20-30 us of launch latency; -k.md, runs 42-44,
+ * run 36, its times with 20-30 us of launch latency; -k.md, runs 40-44,
  * without; ms): up to r = 24 two groups of 256 columns and 16-row batches
  * (r = 20: 0.174 against 0.181-0.216 for the others, run 36; r = 24 within
  * 1% of 32-row batches); to r = 48 one group of 256 with 32-row batches
