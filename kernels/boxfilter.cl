@@ -755,7 +755,14 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
  * BF_PIPE 1: the three steps of three batches in one phase, one barrier a
  * batch: lm twice (batch k is stored while batch k - 1 is summed) and the
  * ring a batch taller (the running sums of batch k - 1 go to ring rows that
- * the vertical sums of batch k - 2 no longer read). */
+ * the vertical sums of batch k - 2 no longer read).
+ * BF_DOWN0 > 0: the vertical sums on work-items BF_DOWN0 .. wg - 1 (column
+ * t - BF_DOWN0 + c (wg - BF_DOWN0)) and the horizontal runs on those before
+ * it, so that pipelined no work-item does both in one phase; else both on
+ * work-items from 0 (columns t + c wg). */
+#ifndef BF_DOWN0
+#define BF_DOWN0 0
+#endif
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
                                  const int seg, const int ring_rows_arg, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
@@ -766,6 +773,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
     CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
     const int lm_size = ring_at / (1 + BF_PIPE); /* the elements of one batch's lm */
     const int t = (int)get_local_id(0), wg = (int)get_local_size(0);
+    const int runs_wg = BF_DOWN0 > 0 ? BF_DOWN0 : wg, down_t = t - BF_DOWN0, down_wg = wg - BF_DOWN0;
     const int ec = BF_EC(W), rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
     const int rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
@@ -792,7 +800,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             /* the lm of batch k (steps 1 and its block sums) and of batch kr (step 2) */
             CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
             CO_LOCAL_PTR BF_ACC *const lm_runs = mem + (kr & BF_PIPE) * lm_size;
-            if (k < batches) {
+            if (k < batches && t < hc) { /* (t >= hc: no column, with BF_DOWN0) */
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
@@ -814,8 +822,9 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
             if (kr >= 0 && kr < batches) {
-                bf_runs(lm_runs, ring, slot_runs, ring_rows, t, wg, hc, radius,
-                        min(BF_BATCH, rows - kr * BF_BATCH));
+                if (t < runs_wg)
+                    bf_runs(lm_runs, ring, slot_runs, ring_rows, t, runs_wg, hc, radius,
+                            min(BF_BATCH, rows - kr * BF_BATCH));
                 slot_runs = slot_runs + BF_BATCH < ring_rows ? slot_runs + BF_BATCH : 0;
             }
 #if !BF_PIPE
@@ -825,8 +834,8 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
                 const int n = kd * BF_BATCH, nb = min(BF_BATCH, rows - n);
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
-                    const int j = t + c * wg;
-                    if (j < NT && e0 + j < ec) /* from row y0 + n - 2r */
+                    const int j = down_t + c * down_wg;
+                    if (j >= 0 && j < NT && e0 + j < ec) /* from row y0 + n - 2r */
                         bf_down(ring, ring_rows, slot_down, n, nb, radius, j, ec,
                                 dst + (long)(ya0 + n - radius) * ec + e0 + j, &v[c], &comp[c], carry[c]);
                 }

@@ -394,9 +394,11 @@ static co_status run_omp(co_job *job) {
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
-    char extra[256], defines[640];
-    snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s", s->format, first,
-             final, more ? " " : "", more ? more : "");
+    char extra[640], defines[1024];
+    const int n = snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
+                           s->format, first, final, more ? " " : "", more ? more : "");
+    if (n < 0 || (size_t)n >= sizeof extra)
+        return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)", n);
     co_job_defines(job, extra, defines, sizeof defines);
     return co_job_kernel(job, "boxfilter", entry, defines, k);
 }
@@ -716,12 +718,26 @@ static co_status run_sliding(co_job *job) {
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
-    const size_t wg = strip_group(job, nt);
+    size_t wg = strip_group(job, nt);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, false, first_batch(job, nt, false), info->local_mem_bytes,
                             &plan)))
         return two_transposed(job, slide_pass);
+    /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
+     * after those of the horizontal runs (box_ring's BF_DOWN0), the group
+     * grown to hold both. */
+    size_t down0 = 0;
+    if (ring && co_job_param(job, "SPLIT") == 1) {
+        const size_t parts = (nt / s->ch + plan.part - 1) / plan.part;
+        const size_t cpt = (size_t)co_job_param(job, "CPT");
+        const size_t down = co_ceil_to((nt + cpt - 1) / cpt, 32);
+        /* a work-item a run where the device's group allows (else they loop) */
+        const size_t room = info->max_work_group_size > down + 32 ? info->max_work_group_size - down : 32;
+        down0 = co_ceil_to(plan.batch * parts, 32);
+        if (down0 > room) down0 = room / 32 * 32;
+        if (wg < down0 + down) wg = down0 + down;
+    }
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
     const size_t seg = co_job_param(job, "SEG")  ? (size_t)co_job_param(job, "SEG")
@@ -734,7 +750,7 @@ static co_status run_sliding(co_job *job) {
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
-    char more[320];
+    char more[512];
     snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
              "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
              ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
@@ -744,6 +760,8 @@ static co_status run_sliding(co_job *job) {
      * only, so that CPU builds stay shared between radii. */
     if (ring && info->type != CO_DEVICE_CPU)
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_GROUP=%zu", wg);
+    if (down0)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_DOWN0=%zu", down0);
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
@@ -874,6 +892,9 @@ static const co_param_def sliding_params[] = {
     {"PIPE", 0, 0, 2, false, "ring: 1: a batch's three steps overlap those of the next two, one "
      "barrier a batch (local memory for a batch more); 2: a barrier between steps; 0: on GPUs "
      "pipelined from r = 49 (with NT and BATCH auto), else not", 0},
+    {"SPLIT", 0, 0, 1, false, "ring: 1: the vertical sums on work-items of their own, after "
+     "those of the horizontal runs (a larger group; pipelined, no work-item then does both in "
+     "one phase); 0: both on the first", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -902,8 +923,9 @@ static const co_variant variants[] = {
                     "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3;RING=1 NT=32 BATCH=1 SEG=9;"
                     "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
                     "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
-                    "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS"},
+                    "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0;RING=1 PIPE=1 SPLIT=1 NT=64 BATCH=16 SEG=29;"
+                    "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT"},
 };
 
 const co_workload co_workload_boxfilter = {
