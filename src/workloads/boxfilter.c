@@ -556,7 +556,7 @@ enum { PITCH_PIXELS = 1 << 20 };
  * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
  * ring). */
 typedef struct fused_plan {
-    size_t batch, part, blocks, lm_bytes, rows, bytes;
+    size_t batch, part, parts, blocks, lm_bytes, rows, bytes; /* parts: of a row, PART pixels each */
     bool pipe; /* the ring pipelined (box_ring's BF_PIPE) */
 } fused_plan;
 
@@ -598,10 +598,10 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
          * sums wait for that warp only, on CUDA). */
         p->batch = batch;
         p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
-        const size_t parts = (nt / s->ch + p->part - 1) / p->part;
+        p->parts = (nt / s->ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
-                        ? parts - 1 + window / p->part : 0;
+                        ? p->parts - 1 + window / p->part : 0;
         p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4 * (1 + p->pipe);
         /* The ring: whole batches (box_ring's runs of rows then never wrap)
          * past the window's whole batches, one, so that a batch's entering
@@ -729,12 +729,11 @@ static co_status run_sliding(co_job *job) {
      * grown to hold both. */
     size_t down0 = 0;
     if (ring && co_job_param(job, "SPLIT") == 1) {
-        const size_t parts = (nt / s->ch + plan.part - 1) / plan.part;
         const size_t cpt = (size_t)co_job_param(job, "CPT");
         const size_t down = co_ceil_to((nt + cpt - 1) / cpt, 32);
         /* a work-item a run where the device's group allows (else they loop) */
         const size_t room = info->max_work_group_size > down + 32 ? info->max_work_group_size - down : 32;
-        down0 = co_ceil_to(plan.batch * parts, 32);
+        down0 = co_ceil_to(plan.batch * plan.parts, 32);
         if (down0 > room) down0 = room / 32 * 32;
         if (wg < down0 + down) wg = down0 + down;
     }
