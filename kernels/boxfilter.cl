@@ -339,11 +339,16 @@ CO_INLINE int bf_halo(int j, int e0, int rc, int W, int border) {
     return xm < 0 ? -1 : xm * BF_CH + (e - x * BF_CH);
 }
 
-/* The input columns of work-item t's CPT columns of the strip and halo
- * (column t + c wg: coalesced for every c). */
-CO_INLINE void bf_columns(int *g, int t, int wg, int hc, int e0, int rc, int W, int border) {
+/* The input columns of work-item t's CPT columns of the strip and halo:
+ * column t + c wg - sh (coalesced for every c), -1 where that is none. sh
+ * (box_ring's BF_SH) shifts them so that each warp's loads lie within 32
+ * elements from a multiple of 32. */
+CO_INLINE void bf_columns(int *g, int t, int wg, int hc, int sh, int e0, int rc, int W, int border) {
 #pragma unroll
-    for (int c = 0; c < CPT; c++) g[c] = t + c * wg < hc ? bf_halo(t + c * wg, e0, rc, W, border) : -1;
+    for (int c = 0; c < CPT; c++) {
+        const int j = t + c * wg - sh;
+        g[c] = (!sh || j >= 0) && j < hc ? bf_halo(j, e0, rc, W, border) : -1; /* (!sh: t >= 0) */
+    }
 }
 
 /* Input column g (-1: zero) at the BF_BATCH rows from ya into e; rows
@@ -550,7 +555,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #endif
     /* Each column starts with the window of row y0 - 1 (rows y0-r-1 ..
      * y0+r-1), so that every row of the segment slides. */
-    bf_columns(g, t, wg, hc, e0, rc, W, border);
+    bf_columns(g, t, wg, hc, 0, e0, rc, W, border);
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
         v[c] = 0;
@@ -647,6 +652,12 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #define BF_LD 0
 #endif
 #define BF_CARRY (BF_LD > 0 ? BF_LD : 1)
+/* BF_SH: columns loaded before the halo's first, so that every warp's loads
+ * start at a multiple of 32 elements (whole 128-byte lines for float32);
+ * work-item t loads halo column t - BF_SH (the host's ALIGN). */
+#ifndef BF_SH
+#define BF_SH 0
+#endif
 /* BF_PITCH: the row pitch in elements (W * BF_CH), compiled in where the host
  * builds a kernel per image width: a batch's rows are then at fixed offsets
  * from one address (no address arithmetic a row). */
@@ -671,8 +682,9 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #endif
 /* What work-items wait for before the block sums of the batch they just
  * stored. On CUDA where a block is BF_BATCH columns (a warp's own, see
- * bf_block_sums): their warp; else the group. */
-#if defined(CO_CUDA) && BF_PART * BF_CH == BF_BATCH && 32 % BF_BATCH == 0
+ * bf_block_sums, unless BF_SH shifts the columns to other warps): their
+ * warp; else the group. */
+#if defined(CO_CUDA) && BF_PART * BF_CH == BF_BATCH && 32 % BF_BATCH == 0 && BF_SH == 0
 #define BF_BLOCK_SYNC() __syncwarp()
 #else
 #define BF_BLOCK_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
@@ -780,7 +792,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
     const int batches = (rows + BF_BATCH - 1) / BF_BATCH, steps = batches + 2 * BF_PIPE;
     int g[CPT];
     BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH], carry[CPT][BF_CARRY];
-    bf_columns(g, t, wg, hc, e0, rc, W, border);
+    bf_columns(g, t, wg, hc, BF_SH, e0, rc, W, border);
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
         v[c] = 0;
@@ -800,14 +812,14 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             /* the lm of batch k (steps 1 and its block sums) and of batch kr (step 2) */
             CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
             CO_LOCAL_PTR BF_ACC *const lm_runs = mem + (kr & BF_PIPE) * lm_size;
-            if (k < batches && t < hc) { /* (t >= hc: no column, with BF_DOWN0) */
+            if (k < batches && t < hc + BF_SH) { /* (else no column, with BF_DOWN0) */
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
-                    const int j = t + c * wg;
+                    const int j = t + c * wg - BF_SH;
 #pragma unroll
                     for (int i = 0; i < BF_BATCH; i++)
-                        if (j < hc) lm[j * BF_TP + i] = enter[p][c][i];
+                        if ((!BF_SH || j >= 0) && j < hc) lm[j * BF_TP + i] = enter[p][c][i];
                     if (n + PF * BF_BATCH < rows)
                         bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
                 }

@@ -2,8 +2,10 @@
  * every workload on every device present, at awkward sizes and with each
  * tunable set it lists, against the double-precision or exact reference.
  * Also checks that verification itself fails on a wrong or unwritten result.
- * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] [VARIANT] (a variant alone: one
- * process per variant, so that a slow device's builds can run side by side). */
+ * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] [VARIANT] [K/N] (a variant alone: one
+ * process per variant, so that a slow device's builds can run side by side;
+ * K/N: only cases K, K + N, K + 2N, ... of those, one of N processes that
+ * share a variant's cases, each case with the seed it has in a whole run). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "core/workload.h"
 
 static unsigned passed, failed, skipped;
+static unsigned shard_k, shard_n = 1, case_no; /* K/N: this process's share of the cases */
 
 static void check(bool ok, const char *what) {
     if (ok) passed++;
@@ -25,6 +28,7 @@ static void check(bool ok, const char *what) {
 /* Run one variant at one size with one tunable set (NULL: defaults). */
 static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const co_variant *v,
                      const char *sizes, const char *params, uint64_t seed) {
+    if (case_no++ % shard_n != shard_k) return;
     char sstore[256], pstore[256], what[512];
     co_option opts[CO_MAX_KV], prm[CO_MAX_PARAMS];
     size_t nopts = co_parse_options(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
@@ -126,7 +130,11 @@ static void test_sgemm_api(co_context *ctx, const size_t *idx, size_t ndev) {
 int main(int argc, char **argv) {
     const char *only_wl = argc > 1 ? argv[1] : NULL;
     const char *spec = argc > 2 ? argv[2] : "all";
-    const char *only_var = argc > 3 ? argv[3] : NULL;
+    const char *only_var = argc > 3 && *argv[3] ? argv[3] : NULL; /* "": every variant */
+    if (argc > 4 && (sscanf(argv[4], "%u/%u", &shard_k, &shard_n) != 2 || shard_k >= shard_n)) {
+        printf("FAIL shard '%s': K/N with K < N expected\n", argv[4]);
+        return 1;
+    }
     unsigned matched = 0; /* variants of the chosen workloads looked at */
     co_context *ctx;
     if (co_context_create(&ctx) != CO_OK) {

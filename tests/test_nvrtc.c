@@ -127,6 +127,10 @@ static const struct {
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_GROUP=512 -DBF_DOWN0=256 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
                   "-DCHAINS=4 -DPF=3"},
+    /* ALIGN at r = 56: loads from 8 columns before the halo, block sums after a barrier */
+    {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
+                  "-DBF_GROUP=384 -DBF_SH=8 -DBF_PITCH=8192 -DBF_RADIUS=56 -DBF_RING_ROWS=144 "
+                  "-DCHAINS=4 -DPF=3"},
     /* dependent adds in chains: 32-row batches (the H200's default at r = 25-48), and uneven ones */
     {"boxfilter", "-DBF_RING=1 -DCHAINS=2 -DNT=256 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_PITCH=8192 -DPF=1"},

@@ -619,11 +619,23 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
 }
 
 /* Work-items per group of a fused pass over strips nt wide: CPT columns of
- * strip and halo each, whole warps. */
-static size_t strip_group(const co_job *job, size_t nt) {
+ * strip and halo each (and of the `shift` columns loaded before the halo),
+ * whole warps. */
+static size_t strip_group(const co_job *job, size_t nt, size_t shift) {
     const box_state *s = job->prob->state;
-    const size_t hc = nt + 2 * (size_t)s->radius * s->ch, cpt = (size_t)co_job_param(job, "CPT");
-    return co_ceil_to((hc + cpt - 1) / cpt, 32);
+    const size_t cols = nt + 2 * (size_t)s->radius * s->ch + shift, cpt = (size_t)co_job_param(job, "CPT");
+    return co_ceil_to((cols + cpt - 1) / cpt, 32);
+}
+
+/* ALIGN 1: the ring's columns loaded before the halo's first (box_ring's
+ * BF_SH), so that each warp's loads start at a multiple of 32 elements:
+ * with the halo r elements a side, a warp's 32 loads otherwise straddle two
+ * 128-byte lines unless r is a multiple of 32. Off by default: on the H200
+ * at 8192^2 it moved r = 20-60 by -1.7% to +1.0%, no gain beyond the
+ * noise (docs/results/2026-12-01-h200-l.md, run 48). */
+static size_t ring_shift(const co_job *job) {
+    const box_state *s = job->prob->state;
+    return co_job_param(job, "ALIGN") ? (32 - (size_t)s->radius * s->ch % 32) % 32 : 0;
 }
 
 /* Whether the ring pass fits `groups` groups of strips nt wide on a
@@ -631,7 +643,7 @@ static size_t strip_group(const co_job *job, size_t nt) {
 static bool ring_fit(const co_job *job, size_t nt, size_t groups, bool pipe, size_t batch0,
                      fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
-    return strip_group(job, nt) <= info->max_work_group_size &&
+    return strip_group(job, nt, ring_shift(job)) <= info->max_work_group_size &&
            fused_fit(job, nt, true, pipe, batch0, info->local_mem_arg_bytes / groups, plan);
 }
 
@@ -718,7 +730,8 @@ static co_status run_sliding(co_job *job) {
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
-    size_t wg = strip_group(job, nt);
+    const size_t shift = ring ? ring_shift(job) : 0;
+    size_t wg = strip_group(job, nt, shift);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, false, first_batch(job, nt, false), info->local_mem_bytes,
@@ -726,7 +739,8 @@ static co_status run_sliding(co_job *job) {
         return two_transposed(job, slide_pass);
     /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
      * after those of the horizontal runs (box_ring's BF_DOWN0), the group
-     * grown to hold both. */
+     * grown to hold both. Off by default: at r = 64 on the H200 0.184-0.186
+     * ms against 0.174-0.176 (docs/results/2026-12-01-h200-l.md). */
     size_t down0 = 0;
     if (ring && co_job_param(job, "SPLIT") == 1) {
         const size_t cpt = (size_t)co_job_param(job, "CPT");
@@ -761,6 +775,8 @@ static co_status run_sliding(co_job *job) {
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_GROUP=%zu", wg);
     if (down0)
         snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_DOWN0=%zu", down0);
+    if (shift)
+        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_SH=%zu", shift);
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
@@ -893,7 +909,11 @@ static const co_param_def sliding_params[] = {
      "pipelined from r = 49 (with NT and BATCH auto), else not", 0},
     {"SPLIT", 0, 0, 1, false, "ring: 1: the vertical sums on work-items of their own, after "
      "those of the horizontal runs (a larger group; pipelined, no work-item then does both in "
-     "one phase); 0: both on the first", 0},
+     "one phase); 0: both on the first (faster on the H200)", 0},
+    {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
+     "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
+     "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
+     "the halo's first column (1 was no faster on the H200)", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -923,8 +943,9 @@ static const co_variant variants[] = {
                     "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
                     "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
                     "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0;RING=1 PIPE=1 SPLIT=1 NT=64 BATCH=16 SEG=29;"
-                    "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT"},
+                    "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
+                    "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN"},
 };
 
 const co_workload co_workload_boxfilter = {
