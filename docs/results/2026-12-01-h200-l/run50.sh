@@ -1,7 +1,8 @@
 # Prepared at the end of session 12, not run: what holds r = 52-60 (15-20% slower than r = 64 with
 # less work) and SPLIT=1 (slower with the same instructions spread over more warps), measured by
 # ncu in one run; the goals' bench on both GPU backends (NVIDIA OpenCL not re-timed since the -0
-# starts) with torch in the same run.
+# starts) with torch in the same run; SPLIT=1 against the default at r = 52-64 in one run (r = 56:
+# 0.1927 with it in run 46, 0.1983 without in run 47, two machines).
 source .gpu/gpu-env.sh
 export COALESCE_CACHE_DIR=/tmp/cocache
 O=$OUT/run50; mkdir -p $O
@@ -20,5 +21,6 @@ prof() { # NAME RADIUS [PARAM=V ...]
 }
 { prof r64 64; prof r64-split 64 SPLIT=1; prof r56 56; prof r60 60; } > $O/ncu.txt 2>&1
 grep -E "^==|inst_executed.sum|Duration|issue_active|bank" $O/ncu.txt
+VERIFY=1 REPS=10 scripts/sweep.sh docs/results/2026-12-01-h200-l/plan50.txt > $O/sweep.txt 2>&1; sed 's/boxfilter --width 8192 --height 8192 --border zero//; s/  */ /g' $O/sweep.txt
 goal B
 tar -C $OUT -czf $OUT/run50.tgz run50 && rm -rf $O
