@@ -12,6 +12,7 @@
  * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
  * to nearest of the exact mean; stricter than OpenCV's +-1). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -718,6 +719,17 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     return false;
 }
 
+/* Appends a formatted define to the defines in buf (size bytes); false
+ * where it does not fit whole. */
+static bool defines_add(char *buf, size_t size, const char *fmt, ...) {
+    const size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < size - len;
+}
+
 /* The fused single pass where the strip and its halo fit a work-group and
  * local memory: horizontal first with the ring (box_ring) where RING asks
  * for it and it fits, else vertical first (box_fused); else the two
@@ -763,20 +775,21 @@ static co_status run_sliding(co_job *job) {
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
-    char more[512];
-    snprintf(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu -DBF_PART=%zu "
-             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu", nt, ring,
-             ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist, plan.blocks > 0,
-             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)plan.pipe);
+    char more[512] = "";
+    bool fits = defines_add(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
+                            "-DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu",
+                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
+                            plan.blocks > 0, ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0,
+                            (size_t)plan.pipe);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
      * with 32-row batches took 138 registers and did not launch); on GPUs
      * only, so that CPU builds stay shared between radii. */
     if (ring && info->type != CO_DEVICE_CPU)
-        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_GROUP=%zu", wg);
+        fits = fits && defines_add(more, sizeof more, " -DBF_GROUP=%zu", wg);
     if (down0)
-        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_DOWN0=%zu", down0);
+        fits = fits && defines_add(more, sizeof more, " -DBF_DOWN0=%zu", down0);
     if (shift)
-        snprintf(more + strlen(more), sizeof more - strlen(more), " -DBF_SH=%zu", shift);
+        fits = fits && defines_add(more, sizeof more, " -DBF_SH=%zu", shift);
     /* The ring's row pitch, radius and height compiled in (a build per
      * image width and radius: one address a batch of rows, not one a row,
      * and loops of fixed length; the pass is bound by its instructions on
@@ -785,9 +798,8 @@ static co_status run_sliding(co_job *job) {
     const long pitch = co_job_param(job, "PITCH");
     if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
                                 (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
-        snprintf(more + strlen(more), sizeof more - strlen(more),
-                 " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu", (size_t)s->w * s->ch,
-                 s->radius, plan.rows);
+        fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
+                                   (size_t)s->w * s->ch, s->radius, plan.rows);
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
@@ -798,19 +810,21 @@ static co_status run_sliding(co_job *job) {
     const long chains = co_job_param(job, "CHAINS") ? co_job_param(job, "CHAINS")
                         : ring                      ? (plan.pipe ? 4 : 2)
                                                     : 1;
-    snprintf(more + strlen(more), sizeof more - strlen(more), " -DCHAINS=%ld", s->radius ? chains : 1);
+    fits = fits && defines_add(more, sizeof more, " -DCHAINS=%ld", s->radius ? chains : 1);
     /* Batches loaded ahead: pipelined, three (H200, r = 64: 0.194-0.198 ms
      * against 0.199-0.200 with two, -j.md). */
     if (ring) {
         const long pf = co_job_param(job, "PF");
-        snprintf(more + strlen(more), sizeof more - strlen(more), " -DPF=%ld",
-                 pf ? pf : plan.pipe ? 3 : plan.batch >= 32 ? 1 : 2);
+        fits = fits && defines_add(more, sizeof more, " -DPF=%ld",
+                                   pf ? pf : plan.pipe ? 3 : plan.batch >= 32 ? 1 : 2);
     }
     co_array *a = job->prob->arrays;
     co_kernel *k;
     co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
                                            "and the radius; change NT with --param, not --local")
                                  : CO_OK;
+    if (!st && !fits)
+        st = co_fail(CO_ERR_INVALID, "sliding: the kernel's defines are over %zu bytes", sizeof more - 1);
     if (!st) st = co_job_check(job, 2, local, ring ? 0 : lm_bytes + lo_bytes);
     if (!st) st = kernel_for(job, ring ? "box_ring" : "box_fused", 1, 1, more, &k);
     if (st) return st;
