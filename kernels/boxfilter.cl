@@ -47,6 +47,11 @@ CO_INLINE int bf_map(int p, int n, int border) {
     if (q < 0) q += period;
     return q < n ? q : period - q;
 }
+
+/* The row pitch, in elements, of box_ring's batch rows in local memory
+ * with BF_VEC (hc columns): 4 (mod 32), so that the 16-byte reads of eight
+ * rows at one column (a quarter-warp's) fall on distinct banks. */
+CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #endif
 
 #ifndef BF_NAME
@@ -382,8 +387,30 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #endif
 }
 
+/* A batch's rows in lm (T): column-major, column j row i at j BF_TP + i
+ * (a writer per column and a reader per row on distinct banks); with
+ * BF_VEC (box_ring, float32, PART a multiple of 4, the radius compiled in)
+ * row-major in rows of bf_lm_pitch(hc), so that the horizontal pass reads
+ * a row's columns four at a time (one 16-byte access for four), and the
+ * ring's rows 4 (mod 32) apart for its 16-byte stores. */
+#ifndef BF_VEC
+#define BF_VEC 0
+#endif
 #define BF_TP (BF_BATCH + 1)
+#if BF_VEC
+#if RGBA8 || BF_PART % 4 || !defined(BF_RADIUS)
+#error "BF_VEC needs float32, BF_PART a multiple of 4 and BF_RADIUS"
+#endif
+#define BF_LROW(hc) bf_lm_pitch(hc) /* from a row to the next */
+#define BF_LCOL 1                   /* from an element column to the next */
+#define BF_LM_T(hc) (BF_BATCH * bf_lm_pitch(hc)) /* T's elements */
+#define BF_OP (NT + 4)
+#else
+#define BF_LROW(hc) 1
+#define BF_LCOL BF_TP
+#define BF_LM_T(hc) ((hc) * BF_TP)
 #define BF_OP (NT + 1)
+#endif
 
 /* Runs of n steps d[0..n-2] (bf_runs, the vertical ring pass) as CHAINS
  * chains of n / CHAINS (the last one the rest): chain c starts at st[c],
@@ -412,14 +439,23 @@ CO_INLINE void bf_block_sums(CO_LOCAL_PTR BF_ACC *lm, int t, int wg, int hc, int
 #if BF_BLOCKS
     const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
     const int full = (2 * radius + 1) / BF_PART, blocks = full ? parts - 1 + full : 0;
-    const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
+    const int bs = BF_LM_T(hc); /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
     for (int it = t; it < BF_BATCH * blocks; it += wg) {
         const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
         for (int c = 0; c < BF_CH; c++) {
+            CO_LOCAL_PTR const BF_ACC *in = lm + k * BF_LROW(hc) + (px0 * BF_CH + c) * BF_LCOL;
             /* four partial sums: a quarter of the dependent adds */
             BF_ACC q[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0};
+#if BF_VEC
 #pragma unroll
-            for (int d = 0; d < BF_PART; d++) q[d % 4] += lm[k + c * BF_TP + (px0 + d) * BF_CH * BF_TP];
+            for (int d = 0; d < BF_PART / 4; d++) {
+                const float4 x = CO_LOAD4_LOCAL(in, d);
+                q[0] += x.x, q[1] += x.y, q[2] += x.z, q[3] += x.w;
+            }
+#else
+#pragma unroll
+            for (int d = 0; d < BF_PART; d++) q[d % 4] += in[d * BF_CH * BF_LCOL];
+#endif
             lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = (q[0] + q[1]) + (q[2] + q[3]);
         }
     }
@@ -434,12 +470,11 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
     const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
 #if BF_BLOCKS
     const int full = (2 * radius + 1) / BF_PART;
-    const int bs = hc * BF_TP;
+    const int bs = BF_LM_T(hc);
 #else
     const int full = 0;
-    (void)hc;
 #endif
-    const int step = BF_CH * BF_TP, span = 2 * radius * step;
+    const int step = BF_CH * BF_LCOL, span = 2 * radius * step;
     for (int it = t; it < BF_BATCH * parts; it += wg) {
         const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
         if (k >= nb) continue;
@@ -447,7 +482,7 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
         CO_LOCAL_PTR BF_ACC *out = lo + (row < lo_rows ? row : row - lo_rows) * BF_OP + px0 * BF_CH;
         for (int c = 0; c < BF_CH; c++) {
             /* column px0 + d of this row and channel: in[d * step] */
-            CO_LOCAL_PTR const BF_ACC *in = lm + k + c * BF_TP + px0 * step;
+            CO_LOCAL_PTR const BF_ACC *in = lm + k * BF_LROW(hc) + (px0 * BF_CH + c) * BF_LCOL;
             BF_ACC s = BF_SUM0, s2 = BF_SUM0; /* two partial sums of the first window */
 #if BF_BLOCKS
             CO_LOCAL_PTR const BF_ACC *blk = lm + bs + (p * BF_CH + c) * BF_BATCH + k;
@@ -466,13 +501,37 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
             if (d <= 2 * radius) s += in[d * step];
             s += s2;
             if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
+                BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
+#if BF_VEC
+                /* Both read four columns at a time: those leaving from in,
+                 * those entering from in + 2r + 1 rounded down to a
+                 * multiple of 4 (the radius is compiled in: the shift is
+                 * a constant and the registers' indices too). */
+                enum { BF_E0 = 2 * BF_RADIUS + 1, BF_ESH = BF_E0 % 4, BF_EN = (BF_ESH + BF_PART + 2) / 4 };
+                BF_ACC lv[BF_PART], ev[4 * BF_EN], o[BF_PART];
+#pragma unroll
+                for (int i = 0; i < BF_PART / 4; i++) {
+                    const float4 x = CO_LOAD4_LOCAL(in, i);
+                    lv[4 * i] = x.x, lv[4 * i + 1] = x.y, lv[4 * i + 2] = x.z, lv[4 * i + 3] = x.w;
+                }
+#pragma unroll
+                for (int i = 0; i < BF_EN; i++) {
+                    const float4 x = CO_LOAD4_LOCAL(in + (BF_E0 - BF_ESH), i);
+                    ev[4 * i] = x.x, ev[4 * i + 1] = x.y, ev[4 * i + 2] = x.z, ev[4 * i + 3] = x.w;
+                }
+#pragma unroll
+                for (int q = 0; q + 1 < BF_PART; q++) dl[q] = ev[BF_ESH + q] - lv[q];
+#define BF_PUT(q, x) (o[q] = (x))
+#else
+#pragma unroll
+                for (int q = 0; q + 1 < BF_PART; q++) dl[q] = in[q * step + step + span] - in[q * step];
+#define BF_PUT(q, x) (out[(q) * BF_CH + c] = (x))
+#endif
+                dl[BF_PART - 1] = 0;
 #if CHAINS > 1
                 /* CHAINS chains of adds, each from s plus the steps before
                  * its first (summed four ways): fewer dependent adds. */
-                BF_ACC dl[BF_PART], st[CHAINS];
-#pragma unroll
-                for (int q = 0; q + 1 < BF_PART; q++) dl[q] = in[q * step + step + span] - in[q * step];
-                dl[BF_PART - 1] = 0;
+                BF_ACC st[CHAINS];
                 bf_chain_starts(dl, st, s, BF_PART);
 #pragma unroll
                 for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
@@ -480,16 +539,22 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
                     for (int ch = 0; ch < CHAINS; ch++) {
                         const int at = BF_CHAIN_AT(BF_PART, ch, q);
                         if (at < 0) continue;
-                        out[at * BF_CH + c] = st[ch];
+                        BF_PUT(at, st[ch]);
                         if (at + 1 < BF_PART) st[ch] += dl[at];
                     }
                 }
 #else
 #pragma unroll
                 for (int q = 0; q < BF_PART; q++) {
-                    out[q * BF_CH + c] = s;
-                    if (q + 1 < BF_PART) s += in[q * step + step + span] - in[q * step];
+                    BF_PUT(q, s);
+                    s += dl[q];
                 }
+#endif
+#undef BF_PUT
+#if BF_VEC
+#pragma unroll
+                for (int i = 0; i < BF_PART / 4; i++)
+                    CO_STORE4_LOCAL(CO_FLOAT4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]), out, i);
 #endif
             } else {
                 for (int q = 0; q < px1 - px0; q++) {
@@ -597,7 +662,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
                 const BF_ACC out = leave[c][i];
 #endif
                 run += enter[c][i] - out;
-                if (j < hc) lm[j * BF_TP + i] = BF_AT(v[c], run);
+                if (j < hc) lm[j * BF_LCOL + i * BF_LROW(hc)] = BF_AT(v[c], run);
             }
             BF_END(v[c], comp[c], run);
 #if BF_HIST >= 0
@@ -775,11 +840,20 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
 #ifndef BF_DOWN0
 #define BF_DOWN0 0
 #endif
+/* The local memory argument's type: NVIDIA's OpenCL aligns a local
+ * argument to its type only, so BF_VEC's 16-byte accesses need a float4
+ * one (CUDA's dynamic shared memory is 16-byte aligned either way). */
+#if BF_VEC
+#define BF_MEM float4
+#else
+#define BF_MEM BF_ACC
+#endif
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
                                  const int seg, const int ring_rows_arg, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
-                                 __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_ACC, mem)) {
-    CO_LOCAL_ARG_MEMORY(BF_ACC, mem);
+                                 __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_MEM, mem_)) {
+    CO_LOCAL_ARG_MEMORY(BF_MEM, mem_);
+    CO_LOCAL_PTR BF_ACC *const mem = (CO_LOCAL_PTR BF_ACC *)mem_;
     const int radius = BF_R(radius_arg), ring_rows = BF_RR(ring_rows_arg);
     (void)radius_arg, (void)ring_rows_arg;
     CO_LOCAL_PTR BF_ACC *const ring = mem + ring_at;
@@ -819,7 +893,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
                     const int j = t + c * wg - BF_SH;
 #pragma unroll
                     for (int i = 0; i < BF_BATCH; i++)
-                        if ((!BF_SH || j >= 0) && j < hc) lm[j * BF_TP + i] = enter[p][c][i];
+                        if ((!BF_SH || j >= 0) && j < hc) lm[j * BF_LCOL + i * BF_LROW(hc)] = enter[p][c][i];
                     if (n + PF * BF_BATCH < rows)
                         bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
                 }

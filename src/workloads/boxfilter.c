@@ -550,16 +550,46 @@ static size_t ring_segment(const co_job *job, size_t strips, size_t lmem) {
  * passes. */
 enum { FUSED_MAX_GROUP = 512 };
 
-/* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
-enum { PITCH_PIXELS = 1 << 20 };
-
 /* The local memory of a fused pass: lm (the batch's columns T and the
  * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
  * ring). */
 typedef struct fused_plan {
     size_t batch, part, parts, blocks, lm_bytes, rows, bytes; /* parts: of a row, PART pixels each */
     bool pipe; /* the ring pipelined (box_ring's BF_PIPE) */
+    bool vec;  /* the ring's rows read four columns at a time (box_ring's BF_VEC) */
 } fused_plan;
+
+/* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
+enum { PITCH_PIXELS = 1 << 20 };
+
+/* Whether the ring is built with the image's row pitch, the radius and the
+ * ring's height compiled in (a build per image width and radius: one
+ * address a batch of rows, not one a row, and loops of fixed length; the
+ * pass is bound by its instructions on GPUs): PITCH 1, or PITCH 0 (auto)
+ * where VEC 1 asks for it or on GPUs for images of a million pixels or
+ * more, where the build's time is soon paid back. */
+static bool ring_compiled(const co_job *job) {
+    const box_state *s = job->prob->state;
+    const long pitch = co_job_param(job, "PITCH");
+    return pitch == 1 || (!pitch && (co_job_param(job, "VEC") == 1 ||
+                                     (job->dev->info.type != CO_DEVICE_CPU &&
+                                      (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)));
+}
+
+/* Whether the ring's horizontal pass reads (and writes) four columns at a
+ * time with parts of `part` pixels (box_ring's BF_VEC: its batch rows
+ * row-major in local memory): float32, parts a multiple of 4 and the
+ * radius compiled in; VEC 1 wherever that holds, 2 never, 0 (auto) where
+ * the radius is compiled in anyway and parts are 16 pixels or fewer (a
+ * part's columns are held in registers: H200, 8192^2, r = 24 / 56 / 64
+ * with 16: 1.4 / 1.2 / 0.5% faster; r = 32 with 32: 4% slower,
+ * docs/results/2026-12-01-h200-l.md, run 51). */
+static bool ring_vec(const co_job *job, size_t part) {
+    const box_state *s = job->prob->state;
+    const long vec = co_job_param(job, "VEC");
+    return vec != 2 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
+           (vec == 1 || part <= 16);
+}
 
 /* Whether the fused pass keeps the window's leaving rows in registers
  * (HIST: the widest window it keeps there). */
@@ -603,7 +633,14 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
                         ? p->parts - 1 + window / p->part : 0;
-        p->lm_bytes = (hc * (batch + 1) + batch * p->blocks * s->ch) * 4 * (1 + p->pipe);
+        /* T (column-major, or row-major in rows of bf_lm_pitch) and the
+         * block sums; with BF_VEC whole 16 bytes, so that the second lm
+         * and the ring start aligned. */
+        p->vec = ring && ring_vec(job, p->part);
+        size_t lm = (p->vec ? batch * (size_t)bf_lm_pitch((int)hc) : hc * (batch + 1)) +
+                    batch * p->blocks * s->ch;
+        if (p->vec) lm = co_ceil_to(lm, 4);
+        p->lm_bytes = lm * 4 * (1 + p->pipe);
         /* The ring: whole batches (box_ring's runs of rows then never wrap)
          * past the window's whole batches, one, so that a batch's entering
          * rows overwrite no leaving row of its own but the first (2r+1) mod
@@ -613,7 +650,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
          * need 2r + 2.) */
         const size_t carried = window % batch;
         p->rows = ring ? batch * (window / batch + 1 + (carried > 1) + p->pipe) : batch;
-        p->bytes = p->lm_bytes + p->rows * (nt + 1) * 4;
+        p->bytes = p->lm_bytes + p->rows * (nt + (p->vec ? 4 : 1)) * 4; /* box_ring's BF_OP */
         if (p->bytes <= limit) return true;
     }
     return false;
@@ -777,10 +814,11 @@ static co_status run_sliding(co_job *job) {
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[512] = "";
     bool fits = defines_add(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
-                            "-DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu",
+                            "-DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu "
+                            "-DBF_VEC=%d",
                             nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
                             plan.blocks > 0, ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0,
-                            (size_t)plan.pipe);
+                            (size_t)plan.pipe, ring && plan.vec);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
      * with 32-row batches took 138 registers and did not launch); on GPUs
      * only, so that CPU builds stay shared between radii. */
@@ -790,14 +828,7 @@ static co_status run_sliding(co_job *job) {
         fits = fits && defines_add(more, sizeof more, " -DBF_DOWN0=%zu", down0);
     if (shift)
         fits = fits && defines_add(more, sizeof more, " -DBF_SH=%zu", shift);
-    /* The ring's row pitch, radius and height compiled in (a build per
-     * image width and radius: one address a batch of rows, not one a row,
-     * and loops of fixed length; the pass is bound by its instructions on
-     * GPUs): PITCH 0 (auto) on GPUs for images of a million pixels or more,
-     * where the build's time is soon paid back. */
-    const long pitch = co_job_param(job, "PITCH");
-    if (ring && (pitch == 1 || (!pitch && info->type != CO_DEVICE_CPU &&
-                                (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)))
+    if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
     /* Two chains where one group fills a compute unit (the ring), whose few
@@ -914,7 +945,7 @@ static const co_param_def sliding_params[] = {
      "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
      "build per width and radius); "
-     "2: never; 0: on GPUs for images of 2^20 pixels or more", 0},
+     "2: never; 0: on GPUs for images of 2^20 pixels or more, and where VEC 1 needs it", 0},
     {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
      "of the ring's vertical pass as this many chains of dependent adds, each starting from "
      "the steps before it summed four ways (0: 4 with the ring pipelined, 2 without, else 1; r = 0 always 1)", 0},
@@ -924,6 +955,10 @@ static const co_param_def sliding_params[] = {
     {"SPLIT", 0, 0, 1, false, "ring: 1: the vertical sums on work-items of their own, after "
      "those of the horizontal runs (a larger group; pipelined, no work-item then does both in "
      "one phase); 0: both on the first (faster on the H200)", 0},
+    {"VEC", 0, 0, 2, false, "ring: 1: the horizontal pass reads its rows four columns at a time "
+     "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
+     "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
+     "PART is 16 or less", 0},
     {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
      "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
      "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
@@ -958,8 +993,9 @@ static const co_variant variants[] = {
                     "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
                     "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0;RING=1 PIPE=1 SPLIT=1 NT=64 BATCH=16 SEG=29;"
                     "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
-                    "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN"},
+                    "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
+                    "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC"},
 };
 
 const co_workload co_workload_boxfilter = {
