@@ -401,6 +401,14 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #if RGBA8 || BF_PART % 4 || !defined(BF_RADIUS)
 #error "BF_VEC needs float32, BF_PART a multiple of 4 and BF_RADIUS"
 #endif
+/* v[0 .. 4 quads - 1] = p[0 ..], four floats a read (p 16-byte aligned). */
+CO_INLINE void bf_read4(CO_LOCAL_PTR const float *p, float *v, int quads) {
+#pragma unroll
+    for (int i = 0; i < quads; i++) {
+        const float4 x = CO_LOAD4_LOCAL(p, i);
+        v[4 * i] = x.x, v[4 * i + 1] = x.y, v[4 * i + 2] = x.z, v[4 * i + 3] = x.w;
+    }
+}
 #define BF_LROW(hc) bf_lm_pitch(hc) /* from a row to the next */
 #define BF_LCOL 1                   /* from an element column to the next */
 #define BF_LM_T(hc) (BF_BATCH * bf_lm_pitch(hc)) /* T's elements */
@@ -447,11 +455,10 @@ CO_INLINE void bf_block_sums(CO_LOCAL_PTR BF_ACC *lm, int t, int wg, int hc, int
             /* four partial sums: a quarter of the dependent adds */
             BF_ACC q[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0};
 #if BF_VEC
+            BF_ACC x[BF_PART];
+            bf_read4(in, x, BF_PART / 4);
 #pragma unroll
-            for (int d = 0; d < BF_PART / 4; d++) {
-                const float4 x = CO_LOAD4_LOCAL(in, d);
-                q[0] += x.x, q[1] += x.y, q[2] += x.z, q[3] += x.w;
-            }
+            for (int d = 0; d < BF_PART; d++) q[d % 4] += x[d];
 #else
 #pragma unroll
             for (int d = 0; d < BF_PART; d++) q[d % 4] += in[d * BF_CH * BF_LCOL];
@@ -509,16 +516,8 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
                  * a constant and the registers' indices too). */
                 enum { BF_E0 = 2 * BF_RADIUS + 1, BF_ESH = BF_E0 % 4, BF_EN = (BF_ESH + BF_PART + 2) / 4 };
                 BF_ACC lv[BF_PART], ev[4 * BF_EN], o[BF_PART];
-#pragma unroll
-                for (int i = 0; i < BF_PART / 4; i++) {
-                    const float4 x = CO_LOAD4_LOCAL(in, i);
-                    lv[4 * i] = x.x, lv[4 * i + 1] = x.y, lv[4 * i + 2] = x.z, lv[4 * i + 3] = x.w;
-                }
-#pragma unroll
-                for (int i = 0; i < BF_EN; i++) {
-                    const float4 x = CO_LOAD4_LOCAL(in + (BF_E0 - BF_ESH), i);
-                    ev[4 * i] = x.x, ev[4 * i + 1] = x.y, ev[4 * i + 2] = x.z, ev[4 * i + 3] = x.w;
-                }
+                bf_read4(in, lv, BF_PART / 4);
+                bf_read4(in + (BF_E0 - BF_ESH), ev, BF_EN);
 #pragma unroll
                 for (int q = 0; q + 1 < BF_PART; q++) dl[q] = ev[BF_ESH + q] - lv[q];
 #define BF_PUT(q, x) (o[q] = (x))
