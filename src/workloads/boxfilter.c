@@ -818,7 +818,7 @@ static co_status run_sliding(co_job *job) {
                             "-DBF_VEC=%d",
                             nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
                             plan.blocks > 0, ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0,
-                            (size_t)plan.pipe, ring && plan.vec);
+                            (size_t)plan.pipe, (int)plan.vec);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
      * with 32-row batches took 138 registers and did not launch); on GPUs
      * only, so that CPU builds stay shared between radii. */
