@@ -580,10 +580,10 @@ static bool ring_compiled(const co_job *job) {
  * time with parts of `part` pixels (box_ring's BF_VEC: its batch rows
  * row-major in local memory): float32, parts a multiple of 4 and the
  * radius compiled in; VEC 1 wherever that holds, 2 never, 0 (auto) where
- * the radius is compiled in anyway and parts are 16 pixels or fewer (a
- * part's columns are held in registers: H200, 8192^2, r = 24 / 56 / 64
- * with 16: 1.4 / 1.2 / 0.5% faster; r = 32 with 32: 4% slower,
- * docs/results/2026-12-01-h200-l.md, run 51). */
+ * the radius is compiled in anyway and parts are 16 pixels or fewer
+ * (H200, 8192^2, r = 24 / 56 / 64 with 16: 1.4 / 1.2 / 0.5% faster; r = 32
+ * with 32: 4% slower, why not profiled: sm_90's build takes 96 registers
+ * either way; docs/results/2026-12-01-h200-l.md, run 51). */
 static bool ring_vec(const co_job *job, size_t part) {
     const box_state *s = job->prob->state;
     const long vec = co_job_param(job, "VEC");
