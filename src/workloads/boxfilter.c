@@ -533,18 +533,6 @@ static size_t fused_segment(const co_job *job, size_t strips, bool hist) {
     return seg < h ? seg : h;
 }
 
-/* Rows per segment of the ring pass, where SEG does not say: one wave, as
- * many groups as the compute units hold (by local memory, the ring's
- * limit), so that a window is started as few times as possible. */
-static size_t ring_segment(const co_job *job, size_t strips, size_t lmem) {
-    const box_state *s = job->prob->state;
-    const co_device_info *info = &job->dev->info;
-    size_t per_cu = info->local_mem_arg_bytes / lmem;
-    const size_t slots = (size_t)info->compute_units * (per_cu ? per_cu : 1);
-    const size_t segs = strips < slots ? slots / strips : 1, h = (size_t)s->h;
-    return (h + segs - 1) / segs;
-}
-
 /* Work-items per group of the fused pass at most (the ring pass: the
  * device's maximum); wider strips and halos take the two transposed
  * passes. */
@@ -555,9 +543,27 @@ enum { FUSED_MAX_GROUP = 512 };
  * ring). */
 typedef struct fused_plan {
     size_t batch, part, parts, blocks, lm_bytes, rows, bytes; /* parts: of a row, PART pixels each */
+    size_t groups; /* the ring: the groups a compute unit was fitted for */
     bool pipe; /* the ring pipelined (box_ring's BF_PIPE) */
     bool vec;  /* the ring's rows read four columns at a time (box_ring's BF_VEC) */
 } fused_plan;
+
+/* Rows per segment of the ring pass, where SEG does not say: one wave, as
+ * many groups as the compute units hold, so that a window is started as
+ * few times as possible. On GPUs the groups a compute unit holds are the
+ * shape's (plan->groups): counted by local memory alone the H200 held
+ * three of r = 12-16's pairs shape, where their registers let two run;
+ * 384 groups on 264 places took 0.183 ms at r = 16 against 0.148 with
+ * 256 (docs/results/2026-12-01-h200-l.md, runs 59-60). */
+static size_t ring_segment(const co_job *job, size_t strips, const fused_plan *plan) {
+    const box_state *s = job->prob->state;
+    const co_device_info *info = &job->dev->info;
+    size_t per_cu = info->local_mem_arg_bytes / plan->bytes;
+    if (info->type != CO_DEVICE_CPU && per_cu > plan->groups) per_cu = plan->groups;
+    const size_t slots = (size_t)info->compute_units * (per_cu ? per_cu : 1);
+    const size_t segs = strips < slots ? slots / strips : 1, h = (size_t)s->h;
+    return (h + segs - 1) / segs;
+}
 
 /* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
 enum { PITCH_PIXELS = 1 << 20 };
@@ -681,6 +687,7 @@ static size_t ring_shift(const co_job *job) {
 static bool ring_fit(const co_job *job, size_t nt, size_t groups, bool pipe, size_t batch0,
                      fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
+    plan->groups = groups;
     return strip_group(job, nt, ring_shift(job)) <= info->max_work_group_size &&
            fused_fit(job, nt, true, pipe, batch0, info->local_mem_arg_bytes / groups, plan);
 }
@@ -719,21 +726,29 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     return 3;
 }
 
+/* On GPUs the vertical-first pass with its leaving rows in registers up
+ * to this radius, the ring above (H200, 8192^2, ms: r = 2, 0.143 against
+ * 0.146 by the ring; r = 3, 0.144 against 0.148; r = 4, 0.150 against
+ * 0.145-0.147; r = 8, 0.160 against 0.145-0.147; r = 16, 0.170 against
+ * 0.148-0.149; docs/results/2026-12-01-h200-l.md, runs 59-61). */
+enum { GPU_VERTICAL_RADIUS = 3 };
+
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
  * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
- * columns wide. On a GPU where the vertical-first pass would read its
- * leaving rows again (the window wider than HIST), the first of
- * gpu_ring_shapes that fits with whole batches. The vertical-first pass:
- * 128 columns where the leaving rows come from registers (H200, r = 16:
- * 0.185 ms against 0.196 with 256), else 256. */
+ * columns wide. On a GPU above GPU_VERTICAL_RADIUS or where the
+ * vertical-first pass would read its leaving rows again (the window wider
+ * than HIST), the first of gpu_ring_shapes that fits with whole batches.
+ * The vertical-first pass: 128 columns where the leaving rows come from
+ * registers (H200, r = 16: 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const box_state *s = job->prob->state;
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
-    if (!co_job_param(job, "FUSE") || !ring || (ring == 2 && !cpu && hist)) {
+    if (!co_job_param(job, "FUSE") || !ring ||
+        (ring == 2 && !cpu && hist && s->radius <= GPU_VERTICAL_RADIUS)) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -803,7 +818,7 @@ static co_status run_sliding(co_job *job) {
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
     const size_t seg = co_job_param(job, "SEG")  ? (size_t)co_job_param(job, "SEG")
-                       : ring                    ? ring_segment(job, strips, plan.bytes)
+                       : ring                    ? ring_segment(job, strips, &plan)
                                                  : fused_segment(job, strips, hist >= 0);
     const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
     /* box_fused: lm's size is a define, rounded up (within the limit) so
@@ -939,8 +954,8 @@ static const co_param_def sliding_params[] = {
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where 2r+1 > HIST and one of the shapes measured best for the radius fits with "
-     "whole batches", 0},
+     "on GPUs from r = 4 or where 2r+1 > HIST, where one of the shapes measured best for the "
+     "radius fits with whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
