@@ -726,18 +726,20 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     return 3;
 }
 
-/* On GPUs the vertical-first pass with its leaving rows in registers up
- * to this radius, the ring above (H200, 8192^2, ms: r = 2, 0.143 against
- * 0.146 by the ring; r = 3, 0.144 against 0.148; r = 4, 0.150 against
- * 0.145-0.147; r = 8, 0.160 against 0.145-0.147; r = 16, 0.170 against
- * 0.148-0.149; docs/results/2026-12-01-h200-l.md, runs 59-61). */
+/* On GPUs float32 images take the vertical-first pass with its leaving
+ * rows in registers up to this radius, the ring above (H200, 8192^2, ms:
+ * r = 2, 0.143 against 0.146 by the ring; r = 3, 0.144 against 0.148; r =
+ * 4, 0.150 against 0.145-0.147; r = 16, 0.170 against 0.148-0.149; at
+ * 1080p the ring was 5-10% faster at r = 1 and 3 too); RGBA8 images the
+ * ring at every radius (8192^2, r = 1: 0.468 against 0.565; r = 16: 0.654
+ * against 1.266; docs/results/2026-12-01-h200-l.md, runs 59-65). */
 enum { GPU_VERTICAL_RADIUS = 3 };
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
  * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
- * columns wide. On a GPU above GPU_VERTICAL_RADIUS or where the
+ * columns wide. On a GPU for RGBA8, above GPU_VERTICAL_RADIUS or where the
  * vertical-first pass would read its leaving rows again (the window wider
  * than HIST), the first of gpu_ring_shapes that fits with whole batches.
  * The vertical-first pass: 128 columns where the leaving rows come from
@@ -748,7 +750,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
     if (!co_job_param(job, "FUSE") || !ring ||
-        (ring == 2 && !cpu && hist && s->radius <= GPU_VERTICAL_RADIUS)) {
+        (ring == 2 && !cpu && hist && s->ch == 1 && s->radius <= GPU_VERTICAL_RADIUS)) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -954,7 +956,7 @@ static const co_param_def sliding_params[] = {
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs from r = 4 or where 2r+1 > HIST, where one of the shapes measured best for the "
+     "on GPUs for RGBA8, from r = 4 or where 2r+1 > HIST, where one of the shapes measured best for the "
      "radius fits with whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
