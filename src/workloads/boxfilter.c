@@ -956,8 +956,8 @@ static const co_param_def sliding_params[] = {
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs for RGBA8, from r = 4 or where 2r+1 > HIST, where one of the shapes measured best for the "
-     "radius fits with whole batches", 0},
+     "on GPUs for RGBA8, from r = 4 or where 2r+1 > HIST, where one of the shapes measured "
+     "best for the radius fits with whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
