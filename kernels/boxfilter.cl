@@ -847,10 +847,44 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
 #else
 #define BF_MEM BF_ACC
 #endif
+/* BF_XSEG: the rows below a segment (y1 .. y1 + r - 1, read only for its
+ * last outputs' windows; whole batches from kx on) are taken rather than
+ * loaded and summed again: in the last segment from the ring (zeros, or
+ * the rows the border maps them to, still in it), in the others from the
+ * segment below, which publishes its first r rows' sums to xrows, then
+ * `epoch` in its flag. A flag not there yet when needed (groups need not
+ * run together) leaves them to be computed as usual: the same bits either
+ * way. */
+#ifndef BF_XSEG
+#define BF_XSEG 0
+#endif
+#if BF_XSEG
+#define BF_XSEG_ARGS , __global BF_ACC *CO_RESTRICT xrows, __global int *xflags, const int epoch
+/* Ring rows slot .. slot + nb - 1, rows y .. y + nb - 1 (all >= y1), taken:
+ * from `from` (the segment below's rows from y1, read volatile: past the
+ * L1, which another SM's stores do not update) or, last, from the ring
+ * (ring slot n mod ring_rows holds row ya0 + n). */
+CO_INLINE void bf_take(CO_LOCAL_PTR BF_ACC *ring, int ring_rows, int slot, int nb, int y, int y1,
+                       int ya0, int H, int border, bool last, __global const volatile BF_ACC *from,
+                       int t, int wg) {
+    for (int e = t; e < nb * NT; e += wg) {
+        const int i = e / NT, j = e - i * NT, yi = y + i;
+        BF_ACC h = 0;
+        if (!last)
+            h = from[(yi - y1) * NT + j];
+        else if (border != BF_ZERO)
+            h = ring[((border == BF_CLAMP ? H - 1 : 2 * (H - 1) - yi) - ya0) % ring_rows * BF_OP + j];
+        ring[(slot + i) * BF_OP + j] = h;
+    }
+}
+#else
+#define BF_XSEG_ARGS
+#endif
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
                                  const int seg, const int ring_rows_arg, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
-                                 __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_MEM, mem_)) {
+                                 __global BF_T *CO_RESTRICT dst BF_XSEG_ARGS,
+                                 CO_LOCAL_ARG(BF_MEM, mem_)) {
     CO_LOCAL_ARG_MEMORY(BF_MEM, mem_);
     CO_LOCAL_PTR BF_ACC *const mem = (CO_LOCAL_PTR BF_ACC *)mem_;
     const int radius = BF_R(radius_arg), ring_rows = BF_RR(ring_rows_arg);
@@ -866,6 +900,27 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
     int g[CPT];
     BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH], carry[CPT][BF_CARRY];
     bf_columns(g, t, wg, hc, BF_SH, e0, rc, W, border);
+#if BF_XSEG
+    /* me: this segment's flag and rows in xflags / xrows (the segment
+     * below's: me + strips); take: whether the batches from kx on are taken
+     * (bf_take), the group's decision, read only from batch kx - PF on: the
+     * last segment's made here, the others' at batch kx - PF - 1 by
+     * work-item 0 from the flag below (a barrier at least between: one a
+     * step); pub: the batch whose vertical step stores the last row
+     * published. Taken batches still get their block sums: skipping them,
+     * under a condition true for no batch, made PoCL 5's results wrong
+     * (at r = 31 in 2 x 2 and 100 x 37 images; why, not found). */
+    const int strips = (int)get_num_groups(0), me = (int)get_group_id(1) * strips + (int)get_group_id(0);
+    const int kx = (y1 - ya0 + BF_BATCH - 1) / BF_BATCH, pub = (2 * radius - 1) / BF_BATCH;
+    const bool last = y1 >= H;
+    __local int take;
+    if (t == 0) take = last && (border != BF_REFLECT101 || H >= radius + 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+/* ... and batch k not taken */
+#define BF_KEEPS(k) && !((k) >= kx && take)
+#else
+#define BF_KEEPS(k)
+#endif
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
         v[c] = 0;
@@ -885,7 +940,13 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             /* the lm of batch k (steps 1 and its block sums) and of batch kr (step 2) */
             CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
             CO_LOCAL_PTR BF_ACC *const lm_runs = mem + (kr & BF_PIPE) * lm_size;
-            if (k < batches && t < hc + BF_SH) { /* (else no column, with BF_DOWN0) */
+#if BF_XSEG
+            if (!last && t == 0 && k == kx - PF - 1) {
+                take = atomic_or(xflags + me + strips, 0) == epoch;
+                CO_DEVICE_FENCE(); /* the rows read after the flag */
+            }
+#endif
+            if (k < batches BF_KEEPS(k) && t < hc + BF_SH) { /* (else no column, with BF_DOWN0) */
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
@@ -893,7 +954,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
 #pragma unroll
                     for (int i = 0; i < BF_BATCH; i++)
                         if ((!BF_SH || j >= 0) && j < hc) lm[j * BF_LCOL + i * BF_LROW(hc)] = enter[p][c][i];
-                    if (n + PF * BF_BATCH < rows)
+                    if (n + PF * BF_BATCH < rows BF_KEEPS(k + PF))
                         bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
                 }
             }
@@ -907,6 +968,14 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
             if (kr >= 0 && kr < batches) {
+#if BF_XSEG
+                if (kr >= kx && take) {
+                    if (t < runs_wg)
+                        bf_take(ring, ring_rows, slot_runs, min(BF_BATCH, rows - kr * BF_BATCH),
+                                ya0 + kr * BF_BATCH, y1, ya0, H, border, last,
+                                last ? xrows : xrows + (long)(me + strips) * radius * NT, t, runs_wg);
+                } else
+#endif
                 if (t < runs_wg)
                     bf_runs(lm_runs, ring, slot_runs, ring_rows, t, runs_wg, hc, radius,
                             min(BF_BATCH, rows - kr * BF_BATCH));
@@ -914,6 +983,10 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             }
 #if !BF_PIPE
             barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#if BF_XSEG
+            /* the rows published (every work-item's stores fenced, then a barrier) */
+            if (me >= strips && t == 0 && kd == pub + 1) atomic_xchg(xflags + me, epoch);
 #endif
             if (kd >= 0 && kd < batches) {
                 const int n = kd * BF_BATCH, nb = min(BF_BATCH, rows - n);
@@ -924,6 +997,18 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
                         bf_down(ring, ring_rows, slot_down, n, nb, radius, j, ec,
                                 dst + (long)(ya0 + n - radius) * ec + e0 + j, &v[c], &comp[c], carry[c]);
                 }
+#if BF_XSEG
+                /* rows y0 .. y0 + r - 1 (n + i in [r, 2r)) to the segment above */
+                if (me >= strips && n < 2 * radius && n + nb > radius) {
+                    for (int c = 0; c < CPT; c++) {
+                        const int j = down_t + c * down_wg;
+                        if (j >= 0 && j < NT)
+                            for (int i = max(radius - n, 0); i < min(nb, 2 * radius - n); i++)
+                                xrows[((long)me * radius + n + i - radius) * NT + j] = ring[(slot_down + i) * BF_OP + j];
+                    }
+                    CO_DEVICE_FENCE();
+                }
+#endif
                 slot_down = slot_down + BF_BATCH < ring_rows ? slot_down + BF_BATCH : 0;
             }
 #if BF_PIPE

@@ -11,6 +11,7 @@
  * (the floor: a window of zeros in a bright image keeps a running sum's
  * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
  * to nearest of the exact mean; stricter than OpenCV's +-1). */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,9 @@ typedef struct box_state {
     co_device *dev;
     co_buf *tmp;
     co_img *img;
+    co_buf *xrows, *xflags; /* the ring's XSEG: rows and flags between segments */
+    size_t xrows_bytes, xflags_bytes;
+    int epoch; /* XSEG: the last launch's number, in its flags */
 } box_state;
 
 static const co_option_def options[] = {
@@ -257,6 +261,8 @@ static void destroy(co_problem *p) {
     if (!s) return;
     if (s->tmp) s->dev->backend->free(s->dev, s->tmp);
     if (s->img) s->dev->backend->image_free(s->dev, s->img);
+    if (s->xrows) s->dev->backend->free(s->dev, s->xrows);
+    if (s->xflags) s->dev->backend->free(s->dev, s->xflags);
     co_image_free(&s->input);
     free(s->ref);
     free(s);
@@ -413,6 +419,36 @@ static co_status scratch(co_job *job, co_buf **out) {
         s->dev = job->dev;
     }
     *out = s->tmp;
+    return CO_OK;
+}
+
+/* XSEG's buffers for `slots` segments of strips nt elements wide: the r
+ * rows each publishes, and its flag (zeroed when allocated: launch numbers
+ * start at 1). */
+static co_status exchange(co_job *job, size_t slots, size_t nt) {
+    box_state *s = job->prob->state;
+    co_device *dev = job->dev;
+    const size_t rows = slots * (size_t)s->radius * nt * 4, flags = slots * sizeof(int);
+    co_status st = CO_OK;
+    if (s->xrows_bytes < rows) {
+        if (s->xrows) dev->backend->free(dev, s->xrows);
+        s->xrows = NULL, s->xrows_bytes = 0;
+        if ((st = dev->backend->alloc(dev, rows, &s->xrows))) return st;
+        s->xrows_bytes = rows;
+    }
+    if (s->xflags_bytes < flags) {
+        if (s->xflags) dev->backend->free(dev, s->xflags);
+        s->xflags = NULL, s->xflags_bytes = 0;
+        int *zeros = calloc(slots, sizeof(int));
+        if (!zeros) return co_fail(CO_ERR_NOMEM, "boxfilter: %zu flags", slots);
+        st = dev->backend->alloc(dev, flags, &s->xflags);
+        if (!st) st = dev->backend->upload(dev, s->xflags, zeros, flags);
+        free(zeros);
+        if (st) return st;
+        s->xflags_bytes = flags;
+    }
+    s->dev = dev;
+    s->epoch = s->epoch < INT_MAX ? s->epoch + 1 : 1;
     return CO_OK;
 }
 
@@ -848,6 +884,8 @@ static co_status run_sliding(co_job *job) {
     if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
+    const bool xseg = ring && s->radius > 0 && co_job_param(job, "XSEG") == 1;
+    if (xseg) fits = fits && defines_add(more, sizeof more, " -DBF_XSEG=1");
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
@@ -877,10 +915,20 @@ static co_status run_sliding(co_job *job) {
     if (!st) st = kernel_for(job, ring ? "box_ring" : "box_fused", 1, 1, more, &k);
     if (st) return st;
     if (ring) {
-        const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                               CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
-                               CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf), CO_LOCAL(plan.bytes)};
-        return co_job_launch(job, k, 2, global, local, 0, 10, args);
+        if (xseg && (st = exchange(job, strips * global[1], nt))) return st;
+        const co_arg common[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
+                                 CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
+                                 CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
+        co_arg args[13];
+        size_t n = sizeof common / sizeof *common;
+        memcpy(args, common, sizeof common);
+        if (xseg) {
+            args[n++] = CO_BUF(s->xrows);
+            args[n++] = CO_BUF(s->xflags);
+            args[n++] = CO_INT(s->epoch);
+        }
+        args[n++] = CO_LOCAL(plan.bytes);
+        return co_job_launch(job, k, 2, global, local, 0, n, args);
     }
     const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
                            CO_INT(seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
@@ -976,6 +1024,9 @@ static const co_param_def sliding_params[] = {
      "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
      "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
      "PART is 16 or less", 0},
+    {"XSEG", 0, 0, 1, false, "ring: 1: the r rows below a segment taken, not summed again: "
+     "from the segment below, which publishes them (where it has by then), or in the last "
+     "segment from the ring (not measured yet; 0: off)", 0},
     {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
      "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
      "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
@@ -1011,8 +1062,9 @@ static const co_variant variants[] = {
                     "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0;RING=1 PIPE=1 SPLIT=1 NT=64 BATCH=16 SEG=29;"
                     "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
-                    "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC"},
+                    "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
+                    "RING=1 XSEG=1 NT=32 BATCH=2 SEG=7;RING=1 PIPE=1 XSEG=1 VEC=1 NT=64 BATCH=4 SEG=11",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC XSEG"},
 };
 
 const co_workload co_workload_boxfilter = {
