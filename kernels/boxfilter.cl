@@ -853,8 +853,8 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
  * the rows the border maps them to, still in it), in the others from the
  * segment below, which publishes its first r rows' sums to xrows, then
  * `epoch` in its flag. A flag not there yet when needed (groups need not
- * run together) leaves them to be computed as usual: the same bits either
- * way. */
+ * run together) leaves them to be computed as usual: the same sums either
+ * way (the ring's: at most a zero's sign differs). */
 #ifndef BF_XSEG
 #define BF_XSEG 0
 #endif
