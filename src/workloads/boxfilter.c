@@ -422,31 +422,35 @@ static co_status scratch(co_job *job, co_buf **out) {
     return CO_OK;
 }
 
+/* *buf grown to `need` bytes where it is smaller (its contents then lost:
+ * *fresh). */
+static co_status grow(co_device *dev, co_buf **buf, size_t *have, size_t need, bool *fresh) {
+    *fresh = *have < need;
+    if (!*fresh) return CO_OK;
+    if (*buf) dev->backend->free(dev, *buf);
+    *buf = NULL, *have = 0;
+    co_status st = dev->backend->alloc(dev, need, buf);
+    if (!st) *have = need;
+    return st;
+}
+
 /* XSEG's buffers for `slots` segments of strips nt elements wide: the r
  * rows each publishes, and its flag (zeroed when allocated: launch numbers
  * start at 1). */
 static co_status exchange(co_job *job, size_t slots, size_t nt) {
     box_state *s = job->prob->state;
     co_device *dev = job->dev;
-    const size_t rows = slots * (size_t)s->radius * nt * 4, flags = slots * sizeof(int);
-    co_status st = CO_OK;
-    if (s->xrows_bytes < rows) {
-        if (s->xrows) dev->backend->free(dev, s->xrows);
-        s->xrows = NULL, s->xrows_bytes = 0;
-        if ((st = dev->backend->alloc(dev, rows, &s->xrows))) return st;
-        s->xrows_bytes = rows;
-    }
-    if (s->xflags_bytes < flags) {
-        if (s->xflags) dev->backend->free(dev, s->xflags);
-        s->xflags = NULL, s->xflags_bytes = 0;
+    const size_t flags = slots * sizeof(int);
+    bool fresh;
+    co_status st = grow(dev, &s->xrows, &s->xrows_bytes, slots * (size_t)s->radius * nt * 4, &fresh);
+    if (!st) st = grow(dev, &s->xflags, &s->xflags_bytes, flags, &fresh);
+    if (!st && fresh) {
         int *zeros = calloc(slots, sizeof(int));
-        if (!zeros) return co_fail(CO_ERR_NOMEM, "boxfilter: %zu flags", slots);
-        st = dev->backend->alloc(dev, flags, &s->xflags);
-        if (!st) st = dev->backend->upload(dev, s->xflags, zeros, flags);
+        st = zeros ? dev->backend->upload(dev, s->xflags, zeros, flags)
+                   : co_fail(CO_ERR_NOMEM, "boxfilter: %zu flags", slots);
         free(zeros);
-        if (st) return st;
-        s->xflags_bytes = flags;
     }
+    if (st) return st;
     s->dev = dev;
     s->epoch = s->epoch < INT_MAX ? s->epoch + 1 : 1;
     return CO_OK;
@@ -587,15 +591,16 @@ typedef struct fused_plan {
 /* Rows per segment of the ring pass, where SEG does not say: one wave, as
  * many groups as the compute units hold, so that a window is started as
  * few times as possible. On GPUs the groups a compute unit holds are the
- * shape's (plan->groups): counted by local memory alone the H200 held
- * three of r = 12-16's pairs shape, where their registers let two run;
- * 384 groups on 264 places took 0.183 ms at r = 16 against 0.148 with
- * 256 (docs/results/2026-12-01-h200-l.md, runs 59-60). */
+ * shape's (plan->groups; fused_fit made room for them in local memory),
+ * on CPUs as many as local memory holds. Local memory's count alone had
+ * the H200 holding three of r = 12-16's pairs shape where their registers
+ * let two run: 384 groups on 264 places took 0.183 ms at r = 16 against
+ * 0.148 with 256 (docs/results/2026-12-01-h200-l.md, runs 59-60). */
 static size_t ring_segment(const co_job *job, size_t strips, const fused_plan *plan) {
     const box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
-    size_t per_cu = info->local_mem_arg_bytes / plan->bytes;
-    if (info->type != CO_DEVICE_CPU && per_cu > plan->groups) per_cu = plan->groups;
+    const size_t per_cu =
+        info->type != CO_DEVICE_CPU ? plan->groups : info->local_mem_arg_bytes / plan->bytes;
     const size_t slots = (size_t)info->compute_units * (per_cu ? per_cu : 1);
     const size_t segs = strips < slots ? slots / strips : 1, h = (size_t)s->h;
     return (h + segs - 1) / segs;
