@@ -847,44 +847,81 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
 #else
 #define BF_MEM BF_ACC
 #endif
-/* BF_XSEG: the rows below a segment (y1 .. y1 + r - 1, read only for its
- * last outputs' windows; whole batches from kx on) are taken rather than
- * loaded and summed again: in the last segment from the ring (zeros, or
- * the rows the border maps them to, still in it), in the others from the
- * segment below, which publishes its first r rows' sums to xrows, then
- * `epoch` in its flag. A flag not there yet when needed (groups need not
- * run together) leaves them to be computed as usual: the same sums either
- * way (the ring's: at most a zero's sign differs). */
-#ifndef BF_XSEG
-#define BF_XSEG 0
+/* BF_QUAD: a batch's rows loaded and stored in lm (row-major, BF_VEC) four
+ * columns at a time: work-item t takes strip-and-halo columns j .. j + 3,
+ * j = 32 (t / 32) + 4 (t mod 8), of rows (t mod 32) / 8 + 4 m. A warp then
+ * loads four rows of its own 32 columns (128 bytes each), and the block
+ * sums still read only what their warp stored. Where the four columns are
+ * one 16-byte-aligned run of the image (no border rule, the pitch and the
+ * halo's start multiples of four) a row's load is one 16-byte access,
+ * else four. */
+#ifndef BF_QUAD
+#define BF_QUAD 0
 #endif
-#if BF_XSEG
-#define BF_XSEG_ARGS , __global BF_ACC *CO_RESTRICT xrows, __global int *xflags, const int epoch
-/* Ring rows slot .. slot + nb - 1, rows y .. y + nb - 1 (all >= y1), taken:
- * from `from` (the segment below's rows from y1, read volatile: past the
- * L1, which another SM's stores do not update) or, last, from the ring
- * (ring slot n mod ring_rows holds row ya0 + n). */
-CO_INLINE void bf_take(CO_LOCAL_PTR BF_ACC *ring, int ring_rows, int slot, int nb, int y, int y1,
-                       int ya0, int H, int border, bool last, __global const volatile BF_ACC *from,
-                       int t, int wg) {
-    for (int e = t; e < nb * NT; e += wg) {
-        const int i = e / NT, j = e - i * NT, yi = y + i;
-        BF_ACC h = 0;
-        if (!last)
-            h = from[(yi - y1) * NT + j];
-        else if (border != BF_ZERO)
-            h = ring[((border == BF_CLAMP ? H - 1 : 2 * (H - 1) - yi) - ya0) % ring_rows * BF_OP + j];
-        ring[(slot + i) * BF_OP + j] = h;
+#if BF_QUAD
+#if !BF_VEC || CPT != 1 || BF_BATCH % 4 || BF_SH || BF_DOWN0
+#error "BF_QUAD needs BF_VEC, CPT 1, BF_BATCH a multiple of 4, and neither BF_SH nor BF_DOWN0"
+#endif
+#define BF_QUAD_COL(t) (((t) & ~31) + 4 * ((t) & 7))
+#define BF_QUAD_ROW(t) (((t) & 31) >> 3)
+/* Work-item t's four input columns (-1: none, zero), and whether they are
+ * one aligned run. */
+CO_INLINE bool bf_quad_columns(int *g, int t, int hc, int e0, int rc, int W, int ec, int border) {
+    const int j = BF_QUAD_COL(t);
+#pragma unroll
+    for (int c = 0; c < 4; c++) g[c] = j + c < hc ? bf_halo(j + c, e0, rc, W, border) : -1;
+    return g[0] >= 0 && g[0] % 4 == 0 && ec % 4 == 0 && g[1] == g[0] + 1 && g[2] == g[0] + 2 &&
+           g[3] == g[0] + 3;
+}
+
+/* The batch from row ya: work-item t's rows of its four columns into e
+ * (row-quad m at e[4 m ..]). */
+CO_INLINE void bf_quad_rows(__global const float *CO_RESTRICT src, int ec, int H, int border,
+                            const int *g, bool run, int t, int ya, float *e) {
+    const bool inside = ya >= 0 && ya + BF_BATCH <= H;
+#pragma unroll
+    for (int m = 0; m < BF_BATCH / 4; m++) {
+        const int y = ya + BF_QUAD_ROW(t) + 4 * m, ym = inside ? y : bf_map(y, H, border);
+        if (run && ym >= 0) {
+            const float4 x = CO_LOAD4(src + (size_t)ym * ec + g[0], 0);
+            e[4 * m] = x.x, e[4 * m + 1] = x.y, e[4 * m + 2] = x.z, e[4 * m + 3] = x.w;
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                e[4 * m + c] = ym >= 0 && g[c] >= 0 ? src[(size_t)ym * ec + g[c]] : 0.0f;
+        }
+    }
+}
+/* A batch's loads (from row ya into e) and its stores in lm: a work-item's
+ * four columns, or its CPT columns (column c's); BF_LOADS: whether
+ * work-item t has any. */
+#define BF_LOADS(t, hc) (BF_QUAD_COL(t) < (hc))
+#define BF_LOAD_BATCH(c, ya, e) bf_quad_rows(src, ec, H, border, g, run, t, (ya), (e))
+CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, const BF_ACC *e) {
+    const int j = BF_QUAD_COL(t);
+    (void)c, (void)wg;
+    if (j < hc) {
+#pragma unroll
+        for (int m = 0; m < BF_BATCH / 4; m++)
+            CO_STORE4_LOCAL(CO_FLOAT4(e[4 * m], e[4 * m + 1], e[4 * m + 2], e[4 * m + 3]),
+                            lm + (BF_QUAD_ROW(t) + 4 * m) * BF_LROW(hc) + j, 0);
     }
 }
 #else
-#define BF_XSEG_ARGS
+#define BF_LOADS(t, hc) ((t) < (hc) + BF_SH)
+#define BF_LOAD_BATCH(c, ya, e) bf_rows(src, ec, H, border, g[c], (ya), (e), false)
+CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, const BF_ACC *e) {
+    const int j = t + c * wg - BF_SH;
+    if ((!BF_SH || j >= 0) && j < hc) {
+#pragma unroll
+        for (int i = 0; i < BF_BATCH; i++) lm[j * BF_LCOL + i * BF_LROW(hc)] = e[i];
+    }
+}
 #endif
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
                                  const int seg, const int ring_rows_arg, const int ring_at,
                                  __global const BF_T *CO_RESTRICT src,
-                                 __global BF_T *CO_RESTRICT dst BF_XSEG_ARGS,
-                                 CO_LOCAL_ARG(BF_MEM, mem_)) {
+                                 __global BF_T *CO_RESTRICT dst, CO_LOCAL_ARG(BF_MEM, mem_)) {
     CO_LOCAL_ARG_MEMORY(BF_MEM, mem_);
     CO_LOCAL_PTR BF_ACC *const mem = (CO_LOCAL_PTR BF_ACC *)mem_;
     const int radius = BF_R(radius_arg), ring_rows = BF_RR(ring_rows_arg);
@@ -897,29 +934,13 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
     const int rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
     const int batches = (rows + BF_BATCH - 1) / BF_BATCH, steps = batches + 2 * BF_PIPE;
-    int g[CPT];
     BF_ACC v[CPT], comp[CPT], enter[PF][CPT][BF_BATCH], carry[CPT][BF_CARRY];
-    bf_columns(g, t, wg, hc, BF_SH, e0, rc, W, border);
-#if BF_XSEG
-    /* me: this segment's flag and rows in xflags / xrows (the segment
-     * below's: me + strips); take: whether the batches from kx on are taken
-     * (bf_take), the group's decision, read only from batch kx - PF on: the
-     * last segment's made here, the others' at batch kx - PF - 1 by
-     * work-item 0 from the flag below (a barrier at least between: one a
-     * step); pub: the batch whose vertical step stores the last row
-     * published. Taken batches still get their block sums: skipping them,
-     * under a condition true for no batch, made PoCL 5's results wrong
-     * (at r = 31 in 2 x 2 and 100 x 37 images; why, not found). */
-    const int strips = (int)get_num_groups(0), me = (int)get_group_id(1) * strips + (int)get_group_id(0);
-    const int kx = (y1 - ya0 + BF_BATCH - 1) / BF_BATCH, pub = (2 * radius - 1) / BF_BATCH;
-    const bool last = y1 >= H;
-    __local int take;
-    if (t == 0) take = last && (border != BF_REFLECT101 || H >= radius + 2);
-    barrier(CLK_LOCAL_MEM_FENCE);
-/* ... and batch k not taken */
-#define BF_KEEPS(k) && !((k) >= kx && take)
+#if BF_QUAD
+    int g[4];
+    const bool run = bf_quad_columns(g, t, hc, e0, rc, W, ec, border);
 #else
-#define BF_KEEPS(k)
+    int g[CPT];
+    bf_columns(g, t, wg, hc, BF_SH, e0, rc, W, border);
 #endif
 #pragma unroll
     for (int c = 0; c < CPT; c++) {
@@ -927,7 +948,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
         comp[c] = 0;
 #pragma unroll
         for (int p = 0; p < PF; p++)
-            if (p * BF_BATCH < rows) bf_rows(src, ec, H, border, g[c], ya0 + p * BF_BATCH, enter[p][c], false);
+            if (p * BF_BATCH < rows) BF_LOAD_BATCH(c, ya0 + p * BF_BATCH, enter[p][c]);
     }
     int slot_runs = 0, slot_down = 0; /* the ring rows of the batches' first entering rows */
     for (int k0 = 0; k0 < steps; k0 += PF) {
@@ -940,22 +961,12 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             /* the lm of batch k (steps 1 and its block sums) and of batch kr (step 2) */
             CO_LOCAL_PTR BF_ACC *const lm = mem + (k & BF_PIPE) * lm_size;
             CO_LOCAL_PTR BF_ACC *const lm_runs = mem + (kr & BF_PIPE) * lm_size;
-#if BF_XSEG
-            if (!last && t == 0 && k == kx - PF - 1) {
-                take = atomic_or(xflags + me + strips, 0) == epoch;
-                CO_DEVICE_FENCE(); /* the rows read after the flag */
-            }
-#endif
-            if (k < batches BF_KEEPS(k) && t < hc + BF_SH) { /* (else no column, with BF_DOWN0) */
+            if (k < batches && BF_LOADS(t, hc)) { /* (else no column, with BF_DOWN0) */
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
-                    const int j = t + c * wg - BF_SH;
-#pragma unroll
-                    for (int i = 0; i < BF_BATCH; i++)
-                        if ((!BF_SH || j >= 0) && j < hc) lm[j * BF_LCOL + i * BF_LROW(hc)] = enter[p][c][i];
-                    if (n + PF * BF_BATCH < rows BF_KEEPS(k + PF))
-                        bf_rows(src, ec, H, border, g[c], ya0 + n + PF * BF_BATCH, enter[p][c], false);
+                    bf_store_batch(lm, t, c, wg, hc, enter[p][c]);
+                    if (n + PF * BF_BATCH < rows) BF_LOAD_BATCH(c, ya0 + n + PF * BF_BATCH, enter[p][c]);
                 }
             }
 #if BF_BLOCKS
@@ -968,14 +979,6 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
             if (kr >= 0 && kr < batches) {
-#if BF_XSEG
-                if (kr >= kx && take) {
-                    if (t < runs_wg)
-                        bf_take(ring, ring_rows, slot_runs, min(BF_BATCH, rows - kr * BF_BATCH),
-                                ya0 + kr * BF_BATCH, y1, ya0, H, border, last,
-                                last ? xrows : xrows + (long)(me + strips) * radius * NT, t, runs_wg);
-                } else
-#endif
                 if (t < runs_wg)
                     bf_runs(lm_runs, ring, slot_runs, ring_rows, t, runs_wg, hc, radius,
                             min(BF_BATCH, rows - kr * BF_BATCH));
@@ -983,10 +986,6 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
             }
 #if !BF_PIPE
             barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-#if BF_XSEG
-            /* the rows published (every work-item's stores fenced, then a barrier) */
-            if (me >= strips && t == 0 && kd == pub + 1) atomic_xchg(xflags + me, epoch);
 #endif
             if (kd >= 0 && kd < batches) {
                 const int n = kd * BF_BATCH, nb = min(BF_BATCH, rows - n);
@@ -997,18 +996,6 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
                         bf_down(ring, ring_rows, slot_down, n, nb, radius, j, ec,
                                 dst + (long)(ya0 + n - radius) * ec + e0 + j, &v[c], &comp[c], carry[c]);
                 }
-#if BF_XSEG
-                /* rows y0 .. y0 + r - 1 (n + i in [r, 2r)) to the segment above */
-                if (me >= strips && n < 2 * radius && n + nb > radius) {
-                    for (int c = 0; c < CPT; c++) {
-                        const int j = down_t + c * down_wg;
-                        if (j >= 0 && j < NT)
-                            for (int i = max(radius - n, 0); i < min(nb, 2 * radius - n); i++)
-                                xrows[((long)me * radius + n + i - radius) * NT + j] = ring[(slot_down + i) * BF_OP + j];
-                    }
-                    CO_DEVICE_FENCE();
-                }
-#endif
                 slot_down = slot_down + BF_BATCH < ring_rows ? slot_down + BF_BATCH : 0;
             }
 #if BF_PIPE

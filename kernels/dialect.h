@@ -44,8 +44,6 @@
 #define CO_LOCAL_ARG_MEMORY(T, name) (void)name
 #define CO_LOAD_LAST(p) (*(p))
 #define CO_STORE_STREAM(p, v) (*(p) = (v))
-/* This work-item's global stores before its later ones, as other groups see them. */
-#define CO_DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
  * default), so the kernel rounds as host C compiled with -std=c11 does. The
  * CUDA backend passes --fmad=false for the same define. */
@@ -81,7 +79,6 @@
  * which covers both OpenCL fence flags. */
 #define barrier(flags) __syncthreads()
 #define mem_fence(flags) __threadfence_block()
-#define CO_DEVICE_FENCE() __threadfence()
 
 /* OpenCL's scalar type names; ulong/long are 64-bit in OpenCL. */
 typedef unsigned char uchar;

@@ -127,11 +127,10 @@ static const struct {
     /* unpipelined, four columns at a time: the H200's default at r = 4-24 (here r = 16's) */
     {"boxfilter", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=0 -DBF_LD=1 -DBF_VEC=1 "
                   "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=16 -DBF_RING_ROWS=48 -DCHAINS=2 -DPF=2"},
-    /* XSEG: the rows below a segment taken from the segment below or the ring */
+    /* QUAD at r = 64: a batch's rows loaded and stored four columns at a time */
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
-                  "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
-                  "-DCHAINS=4 -DPF=3 -DBF_XSEG=1"},
-    {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=4 -DBF_PART=4 -DPF=2 -DBF_XSEG=1"},
+                  "-DBF_VEC=1 -DBF_QUAD=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
+                  "-DCHAINS=4 -DPF=3"},
     /* SPLIT=1 at r = 64: the vertical sums on work-items 256-511 */
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_GROUP=512 -DBF_DOWN0=256 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "

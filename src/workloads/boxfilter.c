@@ -11,7 +11,6 @@
  * (the floor: a window of zeros in a bright image keeps a running sum's
  * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
  * to nearest of the exact mean; stricter than OpenCV's +-1). */
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,9 +53,6 @@ typedef struct box_state {
     co_device *dev;
     co_buf *tmp;
     co_img *img;
-    co_buf *xrows, *xflags; /* the ring's XSEG: rows and flags between segments */
-    size_t xrows_bytes, xflags_bytes;
-    int epoch; /* XSEG: the last launch's number, in its flags */
 } box_state;
 
 static const co_option_def options[] = {
@@ -261,8 +257,6 @@ static void destroy(co_problem *p) {
     if (!s) return;
     if (s->tmp) s->dev->backend->free(s->dev, s->tmp);
     if (s->img) s->dev->backend->image_free(s->dev, s->img);
-    if (s->xrows) s->dev->backend->free(s->dev, s->xrows);
-    if (s->xflags) s->dev->backend->free(s->dev, s->xflags);
     co_image_free(&s->input);
     free(s->ref);
     free(s);
@@ -419,40 +413,6 @@ static co_status scratch(co_job *job, co_buf **out) {
         s->dev = job->dev;
     }
     *out = s->tmp;
-    return CO_OK;
-}
-
-/* *buf grown to `need` bytes where it is smaller (its contents then lost:
- * *fresh). */
-static co_status grow(co_device *dev, co_buf **buf, size_t *have, size_t need, bool *fresh) {
-    *fresh = *have < need;
-    if (!*fresh) return CO_OK;
-    if (*buf) dev->backend->free(dev, *buf);
-    *buf = NULL, *have = 0;
-    co_status st = dev->backend->alloc(dev, need, buf);
-    if (!st) *have = need;
-    return st;
-}
-
-/* XSEG's buffers for `slots` segments of strips nt elements wide: the r
- * rows each publishes, and its flag (zeroed when allocated: launch numbers
- * start at 1). */
-static co_status exchange(co_job *job, size_t slots, size_t nt) {
-    box_state *s = job->prob->state;
-    co_device *dev = job->dev;
-    const size_t flags = slots * sizeof(int);
-    bool fresh;
-    co_status st = grow(dev, &s->xrows, &s->xrows_bytes, slots * (size_t)s->radius * nt * 4, &fresh);
-    if (!st) st = grow(dev, &s->xflags, &s->xflags_bytes, flags, &fresh);
-    if (!st && fresh) {
-        int *zeros = calloc(slots, sizeof(int));
-        st = zeros ? dev->backend->upload(dev, s->xflags, zeros, flags)
-                   : co_fail(CO_ERR_NOMEM, "boxfilter: %zu flags", slots);
-        free(zeros);
-    }
-    if (st) return st;
-    s->dev = dev;
-    s->epoch = s->epoch < INT_MAX ? s->epoch + 1 : 1;
     return CO_OK;
 }
 
@@ -636,6 +596,17 @@ static bool ring_vec(const co_job *job, size_t part) {
     const long vec = co_job_param(job, "VEC");
     return vec != 2 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
            (vec == 1 || part <= 16);
+}
+
+/* Whether the ring loads a batch's rows and stores them in local memory
+ * four columns at a time (box_ring's BF_QUAD): where its rows are
+ * row-major (BF_VEC), a work-item has one column (CPT 1), batches are a
+ * multiple of 4 rows and neither ALIGN nor SPLIT moves the columns. QUAD
+ * 1: wherever that holds; 2: never; 0 (auto): not yet (not measured). */
+static bool ring_quad(const co_job *job, const fused_plan *plan, size_t shift, size_t down0) {
+    const long quad = co_job_param(job, "QUAD");
+    return quad == 1 && plan->vec && co_job_param(job, "CPT") == 1 && plan->batch % 4 == 0 &&
+           !shift && !down0;
 }
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -889,8 +860,8 @@ static co_status run_sliding(co_job *job) {
     if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
-    const bool xseg = ring && s->radius > 0 && co_job_param(job, "XSEG") == 1;
-    if (xseg) fits = fits && defines_add(more, sizeof more, " -DBF_XSEG=1");
+    if (ring && ring_quad(job, &plan, shift, down0))
+        fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
@@ -920,20 +891,10 @@ static co_status run_sliding(co_job *job) {
     if (!st) st = kernel_for(job, ring ? "box_ring" : "box_fused", 1, 1, more, &k);
     if (st) return st;
     if (ring) {
-        if (xseg && (st = exchange(job, strips * global[1], nt))) return st;
-        const co_arg common[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                                 CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
-                                 CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
-        co_arg args[13];
-        size_t n = sizeof common / sizeof *common;
-        memcpy(args, common, sizeof common);
-        if (xseg) {
-            args[n++] = CO_BUF(s->xrows);
-            args[n++] = CO_BUF(s->xflags);
-            args[n++] = CO_INT(s->epoch);
-        }
-        args[n++] = CO_LOCAL(plan.bytes);
-        return co_job_launch(job, k, 2, global, local, 0, n, args);
+        const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
+                               CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
+                               CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf), CO_LOCAL(plan.bytes)};
+        return co_job_launch(job, k, 2, global, local, 0, 10, args);
     }
     const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
                            CO_INT(seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
@@ -1029,9 +990,9 @@ static const co_param_def sliding_params[] = {
      "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
      "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
      "PART is 16 or less", 0},
-    {"XSEG", 0, 0, 1, false, "ring: 1: the r rows below a segment taken, not summed again: "
-     "from the segment below, which publishes them (where it has by then), or in the last "
-     "segment from the ring (not measured yet; 0: off)", 0},
+    {"QUAD", 0, 0, 2, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
+     "where VEC is on, CPT 1, BATCH a multiple of 4, ALIGN and SPLIT off (16-byte loads where "
+     "the radius and the row's elements are multiples of 4); 2: never; 0: auto (off)", 0},
     {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
      "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
      "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
@@ -1068,8 +1029,8 @@ static const co_variant variants[] = {
                     "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
-                    "RING=1 XSEG=1 NT=32 BATCH=2 SEG=7;RING=1 PIPE=1 XSEG=1 VEC=1 NT=64 BATCH=4 SEG=11",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC XSEG"},
+                    "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD"},
 };
 
 const co_workload co_workload_boxfilter = {
