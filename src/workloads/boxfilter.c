@@ -601,12 +601,14 @@ static bool ring_vec(const co_job *job, size_t part) {
 /* Whether the ring loads a batch's rows and stores them in local memory
  * four columns at a time (box_ring's BF_QUAD): where its rows are
  * row-major (BF_VEC), a work-item has one column (CPT 1), batches are a
- * multiple of 4 rows and neither ALIGN nor SPLIT moves the columns. QUAD
- * 1: wherever that holds; 2: never; 0 (auto): not yet (not measured). */
+ * multiple of 4 rows and neither ALIGN nor SPLIT moves the columns, with
+ * QUAD 1. Off by default: a quarter of the loads' and stores'
+ * instructions, yet on the H200 at 8192^2 r = 4 was 2.4% faster, r = 8-48
+ * within 1%, r = 16 2% and r = 64 3.5% slower (clamp: 4.6% and 9%;
+ * docs/results/2026-12-01-h200-l.md, run 68). */
 static bool ring_quad(const co_job *job, const fused_plan *plan, size_t shift, size_t down0) {
-    const long quad = co_job_param(job, "QUAD");
-    return quad == 1 && plan->vec && co_job_param(job, "CPT") == 1 && plan->batch % 4 == 0 &&
-           !shift && !down0;
+    return co_job_param(job, "QUAD") == 1 && plan->vec && co_job_param(job, "CPT") == 1 &&
+           plan->batch % 4 == 0 && !shift && !down0;
 }
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -990,9 +992,9 @@ static const co_param_def sliding_params[] = {
      "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
      "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
      "PART is 16 or less", 0},
-    {"QUAD", 0, 0, 2, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
+    {"QUAD", 0, 0, 1, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
      "where VEC is on, CPT 1, BATCH a multiple of 4, ALIGN and SPLIT off (16-byte loads where "
-     "the radius and the row's elements are multiples of 4); 2: never; 0: auto (off)", 0},
+     "the radius and the row's elements are multiples of 4); 0: a column a work-item", 0},
     {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
      "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
      "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
