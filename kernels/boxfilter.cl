@@ -358,19 +358,13 @@ CO_INLINE void bf_columns(int *g, int t, int wg, int hc, int sh, int e0, int rc,
 
 /* Input column g (-1: zero) at the BF_BATCH rows from ya into e; rows
  * outside the image after the border rule (straight-line loads where no row
- * needs it: a column of zeros too, which loads column 0 and drops it, so
- * that a warp holding both kinds does not run both ways). `last`: the
- * rows' last reads (the HINTS bit 2). */
+ * needs it). `last`: the rows' last reads (the HINTS bit 2). */
 CO_INLINE void bf_rows(__global const BF_T *CO_RESTRICT src, int ec, int H, int border, int g,
                        int ya, BF_ACC *e, bool last) {
-    if (ya >= 0 && ya + BF_BATCH <= H) {
-        const bool in = g >= 0;
-        __global const BF_T *a = src + (size_t)ya * ec + (in ? g : 0);
+    if (g >= 0 && ya >= 0 && ya + BF_BATCH <= H) {
+        __global const BF_T *a = src + (size_t)ya * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++, a += ec) {
-            const BF_ACC x = last ? BF_LAST(a) : *a;
-            e[i] = in ? x : 0;
-        }
+        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = last ? BF_LAST(a) : *a;
         return;
     }
 #pragma unroll
