@@ -897,9 +897,9 @@ CO_INLINE void bf_quad_rows(__global const float *CO_RESTRICT src, int ec, int H
  * work-item t has any. */
 #define BF_LOADS(t, hc) (BF_QUAD_COL(t) < (hc))
 #define BF_LOAD_BATCH(c, ya, e) bf_quad_rows(src, ec, H, border, g, run, t, (ya), (e))
-CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, const BF_ACC *e) {
+CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, int g, const BF_ACC *e) {
     const int j = BF_QUAD_COL(t);
-    (void)c, (void)wg;
+    (void)c, (void)wg, (void)g;
     if (j < hc) {
 #pragma unroll
         for (int m = 0; m < BF_BATCH / 4; m++)
@@ -908,13 +908,20 @@ CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int
     }
 }
 #else
+/* BF_ZSTORE (the zero border; not measured yet): a column outside the
+ * image (g < 0) loads column 0's rows as the others load theirs, and is
+ * zeroed where it is stored, a batch later, so that a warp holding both
+ * kinds (the edge strips') does not run both of bf_rows' ways. */
+#ifndef BF_ZSTORE
+#define BF_ZSTORE 0
+#endif
 #define BF_LOADS(t, hc) ((t) < (hc) + BF_SH)
-#define BF_LOAD_BATCH(c, ya, e) bf_rows(src, ec, H, border, g[c], (ya), (e), false)
-CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, const BF_ACC *e) {
+#define BF_LOAD_BATCH(c, ya, e) bf_rows(src, ec, H, border, BF_ZSTORE && g[c] < 0 ? 0 : g[c], (ya), (e), false)
+CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int c, int wg, int hc, int g, const BF_ACC *e) {
     const int j = t + c * wg - BF_SH;
     if ((!BF_SH || j >= 0) && j < hc) {
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) lm[j * BF_LCOL + i * BF_LROW(hc)] = e[i];
+        for (int i = 0; i < BF_BATCH; i++) lm[j * BF_LCOL + i * BF_LROW(hc)] = BF_ZSTORE && g < 0 ? 0 : e[i];
     }
 }
 #endif
@@ -965,7 +972,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
                 const int n = k * BF_BATCH;
 #pragma unroll
                 for (int c = 0; c < CPT; c++) {
-                    bf_store_batch(lm, t, c, wg, hc, enter[p][c]);
+                    bf_store_batch(lm, t, c, wg, hc, g[c], enter[p][c]);
                     if (n + PF * BF_BATCH < rows) BF_LOAD_BATCH(c, ya0 + n + PF * BF_BATCH, enter[p][c]);
                 }
             }

@@ -864,6 +864,15 @@ static co_status run_sliding(co_job *job) {
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
     if (ring && ring_quad(job, &plan, shift, down0))
         fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
+    /* ZSTORE 1 (not measured yet): the zero border's columns outside the
+     * image zeroed where stored, not by a branch of their loads (box_ring's
+     * BF_ZSTORE; QUAD has its own). The H200 ran the ring 4% slower with the
+     * zero border than with clamp at r = 1-4 (8192^2; zeroing them as they
+     * were loaded made every load wait: 7-45% slower;
+     * docs/results/2026-12-01-h200-l.md, runs 70-71). */
+    const bool zstore = ring && s->border == BF_ZERO && co_job_param(job, "ZSTORE") == 1;
+    if (zstore && !ring_quad(job, &plan, shift, down0))
+        fits = fits && defines_add(more, sizeof more, " -DBF_ZSTORE=1");
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
      * 0.232-0.235 with one; r = 1-16 with the vertical-first pass within
@@ -992,6 +1001,9 @@ static const co_param_def sliding_params[] = {
      "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
      "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
      "PART is 16 or less", 0},
+    {"ZSTORE", 0, 0, 1, false, "ring, zero border: 1: the halo's columns outside the image load "
+     "column 0 like the rest and are zeroed where stored (no branch of their own; not measured "
+     "yet); 0: their loads branch", 0},
     {"QUAD", 0, 0, 1, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
      "where VEC is on, CPT 1, BATCH a multiple of 4, ALIGN and SPLIT off (16-byte loads where "
      "the radius and the row's elements are multiples of 4); 0: a column a work-item", 0},
@@ -1031,8 +1043,9 @@ static const co_variant variants[] = {
                     "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
-                    "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD"},
+                    "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7;"
+                    "RING=1 ZSTORE=1 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
+     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD ZSTORE"},
 };
 
 const co_workload co_workload_boxfilter = {
