@@ -741,12 +741,14 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
 }
 
 /* On GPUs float32 images take the vertical-first pass with its leaving
- * rows in registers up to this radius, the ring above (H200, 8192^2, ms:
- * r = 2, 0.143 against 0.146 by the ring; r = 3, 0.144 against 0.148; r =
- * 4, 0.150 against 0.145-0.147; r = 16, 0.170 against 0.148-0.149; at
- * 1080p the ring was 5-10% faster at r = 1 and 3 too); RGBA8 images the
- * ring at every radius (8192^2, r = 1: 0.468 against 0.565; r = 16: 0.654
- * against 1.266; docs/results/2026-12-01-h200-l.md, runs 59-65). */
+ * rows in registers up to this radius, the ring above (H200, 8192^2, zero
+ * border, ms: r = 2, 0.143 against 0.146 by the ring; r = 3, 0.144 against
+ * 0.148; r = 4, 0.150 against 0.145-0.147; r = 16, 0.170 against
+ * 0.148-0.149); RGBA8 images the ring at every radius (8192^2, r = 1:
+ * 0.468 against 0.565; r = 16: 0.654 against 1.266; runs 59-65). With the
+ * clamp border, or below 8192^2, the ring was the faster at r = 1-3 too
+ * (4096^2 clamp r = 3: 0.0385 against 0.0431; runs 69-70): the zero
+ * border slows the ring at 8192^2 (ZSTORE; docs/results/2026-12-01-h200-l.md). */
 enum { GPU_VERTICAL_RADIUS = 3 };
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
@@ -862,16 +864,15 @@ static co_status run_sliding(co_job *job) {
     if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
-    if (ring && ring_quad(job, &plan, shift, down0))
-        fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
     /* ZSTORE 1 (not measured yet): the zero border's columns outside the
      * image zeroed where stored, not by a branch of their loads (box_ring's
      * BF_ZSTORE; QUAD has its own). The H200 ran the ring 4% slower with the
      * zero border than with clamp at r = 1-4 (8192^2; zeroing them as they
      * were loaded made every load wait: 7-45% slower;
      * docs/results/2026-12-01-h200-l.md, runs 70-71). */
-    const bool zstore = ring && s->border == BF_ZERO && co_job_param(job, "ZSTORE") == 1;
-    if (zstore && !ring_quad(job, &plan, shift, down0))
+    if (ring && ring_quad(job, &plan, shift, down0))
+        fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
+    else if (ring && s->border == BF_ZERO && co_job_param(job, "ZSTORE") == 1)
         fits = fits && defines_add(more, sizeof more, " -DBF_ZSTORE=1");
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
