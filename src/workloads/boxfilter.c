@@ -740,24 +740,16 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     return 3;
 }
 
-/* On GPUs float32 images take the vertical-first pass with its leaving
- * rows in registers up to this radius, the ring above (H200, 8192^2, zero
- * border, ms: r = 2, 0.143 against 0.146 by the ring; r = 3, 0.144 against
- * 0.148; r = 4, 0.150 against 0.145-0.147; r = 16, 0.170 against
- * 0.148-0.149); RGBA8 images the ring at every radius (8192^2, r = 1:
- * 0.468 against 0.565; r = 16: 0.654 against 1.266; runs 59-65). With the
- * clamp border, or below 8192^2, the ring was the faster at r = 1-3 too
- * (4096^2 clamp r = 3: 0.0385 against 0.0431; runs 69-70): the zero
- * border slows the ring at 8192^2 (ZSTORE; docs/results/2026-12-01-h200-l.md). */
-enum { GPU_VERTICAL_RADIUS = 3 };
-
 /* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
  * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
- * columns wide. On a GPU for RGBA8, above GPU_VERTICAL_RADIUS or where the
- * vertical-first pass would read its leaving rows again (the window wider
- * than HIST), the first of gpu_ring_shapes that fits with whole batches.
+ * columns wide. On a GPU the first of gpu_ring_shapes that fits with whole
+ * batches: float32 at 8192^2 on the H200 took 0.1404-0.1408 ms at r = 1-3
+ * by the ring with ZSTORE, 0.1418 at r = 1 by the vertical-first pass (zero
+ * border; clamp, and 1080p-4096^2: the ring faster too; RGBA8 r = 1: 0.468
+ * against 0.565; r = 16, float32: 0.148 against 0.170;
+ * docs/results/2026-12-01-h200-l.md, runs 59-65, 69-72).
  * The vertical-first pass: 128 columns where the leaving rows come from
  * registers (H200, r = 16: 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
@@ -765,8 +757,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
-    if (!co_job_param(job, "FUSE") || !ring ||
-        (ring == 2 && !cpu && hist && s->ch == 1 && s->radius <= GPU_VERTICAL_RADIUS)) {
+    if (!co_job_param(job, "FUSE") || !ring) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -864,12 +855,14 @@ static co_status run_sliding(co_job *job) {
     if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
-    /* ZSTORE 1 (not measured yet): the zero border's columns outside the
-     * image zeroed where stored, not by a branch of their loads (box_ring's
-     * BF_ZSTORE; QUAD has its own). The H200 ran the ring 4% slower with the
-     * zero border than with clamp at r = 1-4 (8192^2; zeroing them as they
-     * were loaded made every load wait: 7-45% slower;
-     * docs/results/2026-12-01-h200-l.md, runs 70-71). */
+    /* ZSTORE 1: the zero border's columns outside the image zeroed where
+     * stored, not by a branch of their loads (box_ring's BF_ZSTORE; QUAD
+     * has its own). With the branch the H200 ran the ring 4% slower with
+     * the zero border than with clamp (8192^2, r = 1-4: 0.147 ms against
+     * 0.141 with ZSTORE; r = 16: 0.1487 against 0.1462; r = 64 the same;
+     * zeroing them as they were loaded made every load wait: 7-45% slower;
+     * docs/results/2026-12-01-h200-l.md, runs 70-72). PoCL: within noise,
+     * if anything faster. */
     if (ring && ring_quad(job, &plan, shift, down0))
         fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
     else if (ring && s->border == BF_ZERO && co_job_param(job, "ZSTORE") == 1)
@@ -982,8 +975,7 @@ static const co_param_def sliding_params[] = {
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs for RGBA8, from r = 4 or where 2r+1 > HIST, where one of the shapes measured "
-     "best for the radius fits with whole batches", 0},
+     "on GPUs where one of the shapes measured best for the radius fits with whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
     {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
@@ -1002,9 +994,9 @@ static const co_param_def sliding_params[] = {
      "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
      "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
      "PART is 16 or less", 0},
-    {"ZSTORE", 0, 0, 1, false, "ring, zero border: 1: the halo's columns outside the image load "
-     "column 0 like the rest and are zeroed where stored (no branch of their own; not measured "
-     "yet); 0: their loads branch", 0},
+    {"ZSTORE", 1, 0, 1, false, "ring, zero border: 1: the halo's columns outside the image load "
+     "column 0 like the rest and are zeroed where stored (no branch of their own); 0: their "
+     "loads branch (4% slower on the H200 at r = 1-4)", 0},
     {"QUAD", 0, 0, 1, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
      "where VEC is on, CPT 1, BATCH a multiple of 4, ALIGN and SPLIT off (16-byte loads where "
      "the radius and the row's elements are multiples of 4); 0: a column a work-item", 0},
@@ -1045,7 +1037,7 @@ static const co_variant variants[] = {
                     "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
                     "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7;"
-                    "RING=1 ZSTORE=1 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
+                    "RING=1 ZSTORE=0 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=0 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
      .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD ZSTORE"},
 };
 
