@@ -716,18 +716,21 @@ typedef struct ring_shape {
 /* The ring's shapes on a GPU, best first, by radius: measured on the H200
  * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
  * run 36, its times with 20-30 us of launch latency; -k.md, runs 40-44,
- * without; ms): up to r = 24 two groups of 256 columns and 16-row batches
- * (r = 20: 0.174 against 0.181-0.216 for the others, run 36; r = 24 within
- * 1% of 32-row batches); to r = 48 one group of 256 with 32-row batches
- * (r = 32: 0.143; r = 40: 0.162 against 0.180-0.227, where 384 columns had
- * been faster in run 36, before the group's size was declared to the
- * compiler); above, 256 and 16 rows pipelined (r = 64: 0.176 against
- * 0.180-0.207; r = 52-60: 0.197-0.203 against 0.219-0.225 with 32-row
- * batches). Then the one-group shapes not tried yet, for devices with less
- * local memory. */
+ * without; -l.md, runs 73-74; ms): up to r = 24 two groups of 256 columns
+ * and 16-row batches (r = 20: 0.174 against 0.181-0.216 for the others, run
+ * 36; r = 24 within 1% of 32-row batches); to r = 48 one group of 256 with
+ * 32-row batches (r = 32: 0.144 against 0.167 with 320 columns and 16 rows;
+ * r = 40: 0.153 against 0.171; r = 48: 0.156 against 0.173); to r = 56 one
+ * of 320 columns and 16 rows, not pipelined, which keeps the shared memory
+ * under 196 KB (26 strips of 8192 in 5 segments: r = 52, 0.171 against
+ * 0.190 pipelined; r = 56, 0.170-0.172 against 0.183-0.185); above, 256
+ * and 16 rows pipelined (r = 64: 0.172-0.175 against 0.181-0.182 with 320
+ * columns, 0.178 not pipelined; r = 60, 0.189 against 0.196). Then the
+ * one-group shapes not tried yet, for devices with less local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
-                     tall = {256, 1, 32, false}, piped = {256, 1, 16, true};
+                     tall = {256, 1, 32, false}, piped = {256, 1, 16, true},
+                     mid = {320, 1, 16, false};
     if (radius <= 24) {
         shapes[0] = pairs, shapes[1] = wide, shapes[2] = tall;
         return 3;
@@ -735,6 +738,10 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     if (radius <= 48) {
         shapes[0] = tall, shapes[1] = wide;
         return 2;
+    }
+    if (radius <= 56) {
+        shapes[0] = mid, shapes[1] = piped, shapes[2] = wide, shapes[3] = tall;
+        return 4;
     }
     shapes[0] = piped, shapes[1] = wide, shapes[2] = tall;
     return 3;
@@ -765,7 +772,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
         if (!*nt) *nt = cpu ? 128 : 256;
         return ring_fit(job, *nt, 1, ring_pipe(job, false), first_batch(job, *nt, true), plan);
     }
-    ring_shape shapes[3];
+    ring_shape shapes[4];
     const int n = gpu_ring_shapes(s->radius, shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;
@@ -956,7 +963,7 @@ static const co_param_def sliding_params[] = {
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
     {"NT", 0, 0, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
      "group: a work-item per CPT columns of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
-     "the leaving rows are in registers, for the ring 256 or 384 by the radius, else 256)", 0},
+     "the leaving rows are in registers, for the ring 256 or 320 by the radius, else 256)", 0},
     {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring on GPUs 16 or 32 by "
      "the radius, on CPUs 16; else 16 where "
      "the leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "

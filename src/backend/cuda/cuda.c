@@ -839,6 +839,18 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         params[i] = &values[i];
     }
 
+    /* COALESCE_CUDA_CARVEOUT (an experiment's knob): the shared memory's
+     * preferred share of the L1's storage, in percent; unset, the driver's
+     * choice, the least that holds the kernel's groups. */
+    const char *env = getenv("COALESCE_CUDA_CARVEOUT");
+    int carveout = -1;
+    if (env && *env) {
+        char *end;
+        const long percent = strtol(env, &end, 10);
+        if (*end || percent < 0 || percent > 100)
+            return co_fail(CO_ERR_INVALID, "COALESCE_CUDA_CARVEOUT=%s: not a percentage (0-100)", env);
+        carveout = (int)percent;
+    }
     char note[160];
     snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
     co_status st = kernel_ms ? co_cuda_timer_start(dev) : CU(CtxSetCurrent, (d->ctx));
@@ -848,6 +860,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                 (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dynamic));
         if (!st) k->dynamic_allowed = dynamic;
     }
+    if (!st && carveout >= 0)
+        st = CU(FuncSetAttribute, (k->fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout));
     if (!st)
         st = CU(LaunchKernel, (k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                dynamic, d->stream, nargs ? params : NULL, NULL));
