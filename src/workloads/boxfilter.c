@@ -716,13 +716,14 @@ typedef struct ring_shape {
 /* The ring's shapes on a GPU, best first, by radius: measured on the H200
  * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
  * run 36, its times with 20-30 us of launch latency; -k.md, runs 40-44,
- * without; -l.md, runs 73-74; ms): up to r = 24 two groups of 256 columns
+ * without; -l.md, runs 73-75; ms): up to r = 24 two groups of 256 columns
  * and 16-row batches (r = 20: 0.174 against 0.181-0.216 for the others, run
  * 36; r = 24 within 1% of 32-row batches); to r = 48 one group of 256 with
  * 32-row batches (r = 32: 0.144 against 0.167 with 320 columns and 16 rows;
  * r = 40: 0.153 against 0.171; r = 48: 0.156 against 0.173); to r = 56 one
- * of 320 columns and 16 rows, not pipelined, which keeps the shared memory
- * under 196 KB (26 strips of 8192 in 5 segments: r = 52, 0.171 against
+ * of 320 columns and 16 rows, not pipelined, in 192 KiB, so that the L1
+ * keeps 60 KB of the SM's 256 (with 28, as over 195 KiB, every shape lost
+ * 14-28%, run 75; 26 strips of 8192 in 5 segments: r = 52, 0.171 against
  * 0.190 pipelined; r = 56, 0.170-0.172 against 0.183-0.185); above, 256
  * and 16 rows pipelined (r = 64: 0.172-0.175 against 0.181-0.182 with 320
  * columns, 0.178 not pipelined; r = 60, 0.189 against 0.196). Then the
