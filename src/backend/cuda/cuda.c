@@ -840,8 +840,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     }
 
     /* COALESCE_CUDA_CARVEOUT (an experiment's knob): the shared memory's
-     * preferred share of the L1's storage, in percent; unset, the driver's
-     * choice, the least that holds the kernel's groups. */
+     * preferred share of the SM's L1 storage, in percent; unset, the
+     * driver chooses (docs/ARCHITECTURE.md: what the L1 is worth). */
     const char *env = getenv("COALESCE_CUDA_CARVEOUT");
     int carveout = -1;
     if (env && *env) {
