@@ -332,6 +332,16 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 #else
 #define BF_LAST(p) (*(p))
 #endif
+/* HINTS bit 4: the input's other loads through the L2 only. A group reads
+ * each input element once (its neighbours read the halo from the L2), so
+ * the L1 keeps nothing worth keeping; whether loads in flight then need
+ * less of it (28 KB beside the ring's shared memory at r = 64) is for the
+ * H200 to say. */
+#if HINTS & 4
+#define BF_LOAD(p) CO_LOAD_L2(p)
+#else
+#define BF_LOAD(p) (*(p))
+#endif
 #ifndef LMAX
 #define LMAX 7168 /* with lo: under 48 KiB */
 #endif
@@ -364,13 +374,13 @@ CO_INLINE void bf_rows(__global const BF_T *CO_RESTRICT src, int ec, int H, int 
     if (g >= 0 && ya >= 0 && ya + BF_BATCH <= H) {
         __global const BF_T *a = src + (size_t)ya * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = last ? BF_LAST(a) : *a;
+        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = last ? BF_LAST(a) : BF_LOAD(a);
         return;
     }
 #pragma unroll
     for (int i = 0; i < BF_BATCH; i++) {
         const int ym = g >= 0 ? bf_map(ya + i, H, border) : -1;
-        e[i] = ym < 0 ? 0 : last ? (BF_ACC)BF_LAST(src + (size_t)ym * ec + g) : (BF_ACC)src[(size_t)ym * ec + g];
+        e[i] = ym < 0 ? 0 : last ? (BF_ACC)BF_LAST(src + (size_t)ym * ec + g) : (BF_ACC)BF_LOAD(src + (size_t)ym * ec + g);
     }
 }
 

@@ -23,7 +23,9 @@
  *  - cache hints: CO_LOAD_LAST(p) for a value read for the last time,
  *    CO_STORE_STREAM(p, v) for a result the kernel will not read again:
  *    evict-first in CUDA's L2 (ld.global.lu, st.global.cs), so they do not
- *    push data still to be read out of it; plain accesses elsewhere. */
+ *    push data still to be read out of it; CO_LOAD_L2(p) for a value this
+ *    SM reads once: cached in the L2, not the L1 (ld.global.cg); plain
+ *    accesses elsewhere. */
 #ifndef CO_DIALECT_H
 #define CO_DIALECT_H
 
@@ -43,6 +45,7 @@
 #define CO_LOCAL_ARG(T, name) __local T *name
 #define CO_LOCAL_ARG_MEMORY(T, name) (void)name
 #define CO_LOAD_LAST(p) (*(p))
+#define CO_LOAD_L2(p) (*(p))
 #define CO_STORE_STREAM(p, v) (*(p) = (v))
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
  * default), so the kernel rounds as host C compiled with -std=c11 does. The
@@ -67,6 +70,7 @@
     T *const name = (T *)co_dynamic_local_;                                                \
     (void)name##_bytes_
 #define CO_LOAD_LAST(p) __ldlu(p)
+#define CO_LOAD_L2(p) __ldcg(p)
 #define CO_STORE_STREAM(p, v) __stcs((p), (v))
 #define __constant const
 #define __private
@@ -170,6 +174,7 @@ CO_ATOMICS_(uint)
 #define CO_INLINE static inline
 #define CO_LOCAL_PTR
 #define CO_LOAD_LAST(p) (*(p))
+#define CO_LOAD_L2(p) (*(p))
 #define CO_STORE_STREAM(p, v) (*(p) = (v))
 typedef unsigned char uchar;
 typedef unsigned short ushort;

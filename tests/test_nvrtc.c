@@ -135,6 +135,11 @@ static const struct {
     {"boxfilter", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=0 -DBF_LD=9 -DBF_VEC=1 "
                   "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=4 -DBF_RING_ROWS=32 -DCHAINS=2 -DPF=2 "
                   "-DBF_ZSTORE=1"},
+    /* HINTS bit 4 (loads through the L2 only) at r = 64, float32 and RGBA8 */
+    {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
+                  "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
+                  "-DCHAINS=4 -DPF=3 -DHINTS=4"},
+    {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DCPT=2 -DBF_BATCH=4 -DPF=2 -DHINTS=7"},
     /* SPLIT=1 at r = 64: the vertical sums on work-items 256-511 */
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_GROUP=512 -DBF_DOWN0=256 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "

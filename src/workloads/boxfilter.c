@@ -977,8 +977,9 @@ static const co_param_def sliding_params[] = {
      0},
     {"HIST", 33, 0, 65, false, "fused: the widest window (2r+1) whose leaving rows come from "
      "registers; wider ones load them again (0: always)", 0},
-    {"HINTS", 0, 0, 3, false, "fused, CUDA: evict-first from the L2 for the results (1), the "
-     "leaving values (2), both (3); 0: plain accesses (no gain measured on the H200)", 0},
+    {"HINTS", 0, 0, 7, false, "fused, CUDA, bits: evict-first from the L2 for the results (1) "
+     "and the leaving values (2), no gain measured on the H200; the other input loads through "
+     "the L2 only, not the L1 (4; not measured yet); 0: plain accesses", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
@@ -1036,7 +1037,7 @@ static const co_variant variants[] = {
                     "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
                     "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
                     "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
-                    "RING=1 NT=64 BATCH=16 PITCH=1 BLOCKS=1;RING=1 NT=64 CPT=2 BATCH=32 BLOCKS=1;"
+                    "RING=1 NT=64 BATCH=16 PITCH=1 BLOCKS=1;RING=1 NT=64 CPT=2 BATCH=32 BLOCKS=1 HINTS=4;"
                     "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3;RING=1 NT=32 BATCH=1 SEG=9;"
                     "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
                     "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
