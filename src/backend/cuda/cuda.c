@@ -733,6 +733,19 @@ static void program_free(co_device *dev, co_program *prog) {
     free(prog);
 }
 
+/* COALESCE_CUDA_CARVEOUT (an experiment's knob): the shared memory's
+ * preferred share of the SM's L1 storage, in percent, set once a kernel;
+ * unset, the driver chooses (docs/ARCHITECTURE.md: what the L1 is worth). */
+static co_status set_carveout(CUfunction fn) {
+    const char *env = getenv("COALESCE_CUDA_CARVEOUT");
+    if (!env || !*env) return CO_OK;
+    char *end;
+    const long percent = strtol(env, &end, 10);
+    if (*end || percent < 0 || percent > 100)
+        return co_fail(CO_ERR_INVALID, "COALESCE_CUDA_CARVEOUT=%s: not a percentage (0-100)", env);
+    return CU(FuncSetAttribute, (fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, (int)percent));
+}
+
 static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
     for (size_t i = 0; i < prog->nkernels; i++)
         if (strcmp(prog->kernels[i]->entry, entry) == 0) {
@@ -751,6 +764,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
     if (!st) st = CU(FuncGetAttribute, (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
     if (!st) st = CU(FuncGetAttribute, (&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
+    if (!st) st = set_carveout(k->fn);
     if (st) {
         free(k);
         char note[160];
@@ -839,18 +853,6 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         params[i] = &values[i];
     }
 
-    /* COALESCE_CUDA_CARVEOUT (an experiment's knob): the shared memory's
-     * preferred share of the SM's L1 storage, in percent; unset, the
-     * driver chooses (docs/ARCHITECTURE.md: what the L1 is worth). */
-    const char *env = getenv("COALESCE_CUDA_CARVEOUT");
-    int carveout = -1;
-    if (env && *env) {
-        char *end;
-        const long percent = strtol(env, &end, 10);
-        if (*end || percent < 0 || percent > 100)
-            return co_fail(CO_ERR_INVALID, "COALESCE_CUDA_CARVEOUT=%s: not a percentage (0-100)", env);
-        carveout = (int)percent;
-    }
     char note[160];
     snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
     co_status st = kernel_ms ? co_cuda_timer_start(dev) : CU(CtxSetCurrent, (d->ctx));
@@ -860,8 +862,6 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                 (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dynamic));
         if (!st) k->dynamic_allowed = dynamic;
     }
-    if (!st && carveout >= 0)
-        st = CU(FuncSetAttribute, (k->fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout));
     if (!st)
         st = CU(LaunchKernel, (k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                dynamic, d->stream, nargs ? params : NULL, NULL));
