@@ -726,7 +726,7 @@ typedef struct ring_shape {
  * 14-28%, run 75; 26 strips of 8192 in 5 segments: r = 52, 0.171 against
  * 0.190 pipelined; r = 56, 0.170-0.172 against 0.183-0.185); above, 256
  * and 16 rows pipelined (r = 64: 0.172-0.175 against 0.181-0.182 with 320
- * columns, 0.178 not pipelined; r = 60, 0.189 against 0.196). Then the
+ * columns, 0.178-0.179 not pipelined; r = 60, 0.189 against 0.196). Then the
  * one-group shapes not tried yet, for devices with less local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
