@@ -2,6 +2,7 @@
 #   source scripts/device-run.sh run67 "coalesce test_backends"   # set up, record, build
 #   run_sweep docs/results/.../plan67.txt                          # scripts/sweep.sh, verified
 #   run_tests boxfilter cuda sliding                               # test_backends in 8 shards
+#   run_goals                                                      # the box filter's goals' bench
 #   run_pack                                                       # $OUT/run67.tgz
 # Results go to $OUT/NAME (what the device tool brings back), kernels to /tmp/cocache.
 source .gpu/gpu-env.sh
@@ -32,6 +33,29 @@ run_tests() {
     wait
     for k in 0 1 2 3 4 5 6 7; do echo "$2 $3 $k/8: $(tail -n 1 "$O/test-$2-$3-$k.txt")"; done
     grep -h FAIL "$O"/test-"$2"-"$3"-*.txt | head -5
+}
+
+# The box filter's bench at 8192^2, zero border: DEVICES, radii, a file-name prefix.
+run_bench() {
+    local r
+    for r in $2; do
+        build/coalesce bench boxfilter --device "$1" --variant sliding --reps 10 --json \
+            --set "width=8192 height=8192 radius=$r border=zero" >"$O/bench-$1-${3:-}r$r.json" 2>/dev/null
+        echo "$1 r=$r $(grep -o '"device": "[a-z:]*"\|"median_ms": [0-9.]*\|"fraction": [0-9.]*\|"check": "[a-z]*"' \
+            "$O/bench-$1-${3:-}r$r.json" | tr '\n' ' ')"
+    done
+}
+
+# The box filter issue's goals: the copy ceiling, CUDA and NVIDIA OpenCL at r = 1, 4, 16, 64,
+# PyTorch's avg_pool2d in the same run, CUDA again at r = 1 and 64.
+run_goals() {
+    build/coalesce peak --device cuda,opencl:gpu >"$O/peak.txt" 2>&1
+    grep copy "$O/peak.txt"
+    run_bench cuda,opencl:gpu "1 4 16 64"
+    python3 scripts/torch-boxfilter.py --width 8192 --height 8192 --radius 1,4,16,64 >"$O/torch.txt" 2>&1
+    grep -o '"radius": [0-9]*\|"median_ms": [0-9.]*' "$O/torch.txt" | tr '\n' ' '
+    echo
+    run_bench cuda "1 64" again-
 }
 
 # Everything under $OUT/NAME as one file (the device tool brings back at most 8).

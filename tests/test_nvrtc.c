@@ -118,12 +118,15 @@ static const struct {
                   "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
     /* ... 384 columns, 16-row batches with block sums */
     {"boxfilter", "-DBF_RING=1 -DNT=384 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=3 -DPF=2"},
-    /* pipelined (the H200's default at r = 64, rows read four columns at a time): block sums
-     * after __syncwarp (a block is a warp's BATCH columns), or a barrier */
+    /* pipelined (the H200's default at r = 57-63; here at r = 64, rows read four columns at a
+     * time): block sums after __syncwarp (a block is a warp's BATCH columns), or a barrier */
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=1 "
                   "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
                   "-DCHAINS=4 -DPF=3"},
     {"boxfilter", "-DBF_RING=1 -DBF_PIPE=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_PART=3 -DBF_BLOCKS=1"},
+    /* unpipelined, 32-row batches of 32-pixel parts four columns at a time: the H200's at r = 64 */
+    {"boxfilter", "-DBF_RING=1 -DNT=192 -DBF_BATCH=32 -DBF_PART=32 -DBF_BLOCKS=1 -DBF_LD=1 -DBF_VEC=1 "
+                  "-DBF_GROUP=320 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
     /* unpipelined, four columns at a time: the H200's default at r = 4-24 (here r = 16's) */
     {"boxfilter", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=0 -DBF_LD=1 -DBF_VEC=1 "
                   "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=16 -DBF_RING_ROWS=48 -DCHAINS=2 -DPF=2"},

@@ -587,15 +587,17 @@ static bool ring_compiled(const co_job *job) {
  * time with parts of `part` pixels (box_ring's BF_VEC: its batch rows
  * row-major in local memory): float32, parts a multiple of 4 and the
  * radius compiled in; VEC 1 wherever that holds, 2 never, 0 (auto) where
- * the radius is compiled in anyway and parts are 16 pixels or fewer
- * (H200, 8192^2, r = 24 / 56 / 64 with 16: 1.4 / 1.2 / 0.5% faster; r = 32
- * with 32: 4% slower, why not profiled: sm_90's build takes 96 registers
- * either way; docs/results/2026-12-01-h200-l.md, run 51). */
-static bool ring_vec(const co_job *job, size_t part) {
+ * the radius is compiled in anyway and parts are `vec_part` pixels or
+ * fewer, the shape's choice (ring_shape; H200, 8192^2, r = 24 / 56 / 64
+ * with 16: 1.4 / 1.2 / 0.5% faster; r = 32 with 32 and 256 columns: 4%
+ * slower, why not profiled: sm_90's build takes 96 registers either way,
+ * run 51; r = 64 with 32 and 192 columns: 3.5% faster, run 78;
+ * docs/results/2026-12-01-h200-l.md). */
+static bool ring_vec(const co_job *job, size_t part, size_t vec_part) {
     const box_state *s = job->prob->state;
     const long vec = co_job_param(job, "VEC");
     return vec != 2 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
-           (vec == 1 || part <= 16);
+           (vec == 1 || part <= vec_part);
 }
 
 /* Whether the ring loads a batch's rows and stores them in local memory
@@ -636,9 +638,10 @@ static bool ring_pipe(const co_job *job, bool preferred) {
 }
 
 /* Rows per batch halved from batch0 until the pass fits `limit` bytes of
- * local memory; false where none does. `pipe`: the ring pipelined. */
-static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t batch0,
-                      size_t limit, fused_plan *p) {
+ * local memory; false where none does. `pipe`: the ring pipelined;
+ * `vec_part`: ring_vec's. */
+static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t vec_part,
+                      size_t batch0, size_t limit, fused_plan *p) {
     const box_state *s = job->prob->state;
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
     p->pipe = ring && pipe;
@@ -656,7 +659,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
         /* T (column-major, or row-major in rows of bf_lm_pitch) and the
          * block sums; with BF_VEC whole 16 bytes, so that the second lm
          * and the ring start aligned. */
-        p->vec = ring && ring_vec(job, p->part);
+        p->vec = ring && ring_vec(job, p->part, vec_part);
         size_t lm = (p->vec ? batch * (size_t)bf_lm_pitch((int)hc) : hc * (batch + 1)) +
                     batch * p->blocks * s->ch;
         if (p->vec) lm = co_ceil_to(lm, 4);
@@ -696,27 +699,31 @@ static size_t ring_shift(const co_job *job) {
     return co_job_param(job, "ALIGN") ? (32 - (size_t)s->radius * s->ch % 32) % 32 : 0;
 }
 
-/* Whether the ring pass fits `groups` groups of strips nt wide on a
- * compute unit (batches halved from batch0 until it does). */
-static bool ring_fit(const co_job *job, size_t nt, size_t groups, bool pipe, size_t batch0,
-                     fused_plan *plan) {
-    const co_device_info *info = &job->dev->info;
-    plan->groups = groups;
-    return strip_group(job, nt, ring_shift(job)) <= info->max_work_group_size &&
-           fused_fit(job, nt, true, pipe, batch0, info->local_mem_arg_bytes / groups, plan);
-}
-
 /* A shape of the ring pass: strips `width` columns wide, `groups` groups a
- * compute unit, batches of `batch` rows, pipelined or not. */
+ * compute unit, batches of `batch` rows, pipelined or not, rows row-major
+ * with parts up to `vec_part` pixels (ring_vec). */
 typedef struct ring_shape {
     size_t width, groups, batch;
     bool pipe;
+    size_t vec_part;
 } ring_shape;
+
+/* Whether the ring pass fits `groups` groups of strips nt wide on a
+ * compute unit (batches halved from batch0 until it does); PIPE may
+ * override the shape's pipelining. */
+static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size_t batch0,
+                     fused_plan *plan) {
+    const co_device_info *info = &job->dev->info;
+    plan->groups = shape->groups;
+    return strip_group(job, nt, ring_shift(job)) <= info->max_work_group_size &&
+           fused_fit(job, nt, true, ring_pipe(job, shape->pipe), shape->vec_part, batch0,
+                     info->local_mem_arg_bytes / shape->groups, plan);
+}
 
 /* The ring's shapes on a GPU, best first, by radius: measured on the H200
  * at 8192^2 with the radius compiled in (docs/results/2026-11-30-h200-j.md,
  * run 36, its times with 20-30 us of launch latency; -k.md, runs 40-44,
- * without; -l.md, runs 73-75; ms): up to r = 24 two groups of 256 columns
+ * without; -l.md, runs 73-79; ms): up to r = 24 two groups of 256 columns
  * and 16-row batches (r = 20: 0.174 against 0.181-0.216 for the others, run
  * 36; r = 24 within 1% of 32-row batches); to r = 48 one group of 256 with
  * 32-row batches (r = 32: 0.144 against 0.167 with 320 columns and 16 rows;
@@ -725,13 +732,19 @@ typedef struct ring_shape {
  * keeps 60 KB of the SM's 256 (with 28, as over 195 KiB, every shape lost
  * 14-28%, run 75; 26 strips of 8192 in 5 segments: r = 52, 0.171 against
  * 0.190 pipelined; r = 56, 0.170-0.172 against 0.183-0.185); above, 256
- * and 16 rows pipelined (r = 64: 0.172-0.175 against 0.181-0.182 with 320
- * columns, 0.178-0.179 not pipelined; r = 60, 0.189 against 0.196). Then the
- * one-group shapes not tried yet, for devices with less local memory. */
+ * and 16 rows pipelined (r = 60, 0.189 against 0.196 with 320 columns), but
+ * at r = 64 192 columns and 32-row batches, not pipelined, in 163 KiB:
+ * 0.159-0.161 against 0.172-0.175 (runs 78-79). Its batches carry one
+ * leaving row (2r + 1 = 4 * 32 + 1; at r = 40, 56 and 60, with 17-25 carried, it
+ * lost 2-36%) and execute fewer instructions a row than 16-row ones (ncu,
+ * run 77: 67.5 M warp instructions at r = 64 against 52.0 M at r = 32 with
+ * 32-row batches, the issue slots 37% busy in both); 43 strips in 3
+ * segments, 129 groups on 132 SMs. Then the one-group shapes not tried
+ * yet, for devices with less local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
-    const ring_shape pairs = {256, 2, 16, false}, wide = {384, 1, 16, false},
-                     tall = {256, 1, 32, false}, piped = {256, 1, 16, true},
-                     mid = {320, 1, 16, false};
+    const ring_shape pairs = {256, 2, 16, false, 16}, wide = {384, 1, 16, false, 16},
+                     tall = {256, 1, 32, false, 16}, piped = {256, 1, 16, true, 16},
+                     mid = {320, 1, 16, false, 16}, narrow = {192, 1, 32, false, 32};
     if (radius <= 24) {
         shapes[0] = pairs, shapes[1] = wide, shapes[2] = tall;
         return 3;
@@ -742,6 +755,10 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     }
     if (radius <= 56) {
         shapes[0] = mid, shapes[1] = piped, shapes[2] = wide, shapes[3] = tall;
+        return 4;
+    }
+    if (radius == 64) {
+        shapes[0] = narrow, shapes[1] = piped, shapes[2] = wide, shapes[3] = tall;
         return 4;
     }
     shapes[0] = piped, shapes[1] = wide, shapes[2] = tall;
@@ -771,14 +788,15 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     }
     if (ring == 1 || cpu) {
         if (!*nt) *nt = cpu ? 128 : 256;
-        return ring_fit(job, *nt, 1, ring_pipe(job, false), first_batch(job, *nt, true), plan);
+        const ring_shape one = {*nt, 1, 0, false, 16};
+        return ring_fit(job, *nt, &one, first_batch(job, *nt, true), plan);
     }
     ring_shape shapes[4];
     const int n = gpu_ring_shapes(s->radius, shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;
         const size_t batch = co_job_param(job, "BATCH") ? first_batch(job, width, true) : shapes[i].batch;
-        if (ring_fit(job, width, shapes[i].groups, ring_pipe(job, shapes[i].pipe), batch, plan) &&
+        if (ring_fit(job, width, &shapes[i], batch, plan) &&
             plan->batch == batch) {
             *nt = width;
             return true;
@@ -815,7 +833,7 @@ static co_status run_sliding(co_job *job) {
     size_t wg = strip_group(job, nt, shift);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
-                  !fused_fit(job, nt, false, false, first_batch(job, nt, false), info->local_mem_bytes,
+                  !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
                             &plan)))
         return two_transposed(job, slide_pass);
     /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
@@ -979,7 +997,7 @@ static const co_param_def sliding_params[] = {
      "registers; wider ones load them again (0: always)", 0},
     {"HINTS", 0, 0, 7, false, "fused, CUDA, bits: evict-first from the L2 for the results (1) "
      "and the leaving values (2), no gain measured on the H200; the other input loads through "
-     "the L2 only, not the L1 (4; not measured yet); 0: plain accesses", 0},
+     "the L2 only, not the L1 (4; 0-2% slower on the H200); 0: plain accesses", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
@@ -1046,7 +1064,8 @@ static const co_variant variants[] = {
                     "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
                     "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
                     "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7;"
-                    "RING=1 ZSTORE=0 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=0 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1",
+                    "RING=1 ZSTORE=0 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=0 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;"
+                    "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
      .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD ZSTORE"},
 };
 
