@@ -708,7 +708,7 @@ typedef struct ring_shape {
     size_t vec_part;
 } ring_shape;
 
-/* Whether the ring pass fits `groups` groups of strips nt wide on a
+/* Whether the ring pass fits the shape's groups of strips nt wide on a
  * compute unit (batches halved from batch0 until it does); PIPE may
  * override the shape's pipelining. */
 static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size_t batch0,
