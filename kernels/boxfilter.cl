@@ -334,9 +334,9 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
 #endif
 /* HINTS bit 4: the input's other loads through the L2 only. A group reads
  * each input element once (its neighbours read the halo from the L2), so
- * the L1 keeps nothing worth keeping; whether loads in flight then need
- * less of it (28 KB beside the ring's shared memory at r = 64) is for the
- * H200 to say. */
+ * the L1 keeps nothing worth keeping; but loads in flight hold L1 lines
+ * either way: on the H200 0-2% slower, 7-14% with 28 KB of L1
+ * (docs/results/2026-12-01-h200-l.md, run 76), so it is off by default. */
 #if HINTS & 4
 #define BF_LOAD(p) CO_LOAD_L2(p)
 #else
