@@ -733,12 +733,12 @@ static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size
  * 14-28%, run 75; 26 strips of 8192 in 5 segments: r = 52, 0.171 against
  * 0.190 pipelined; r = 56, 0.170-0.172 against 0.183-0.185); above, 256
  * and 16 rows pipelined (r = 60, 0.189 against 0.196 with 320 columns), but
- * at r = 64 192 columns and 32-row batches, not pipelined, in 163 KiB:
+ * at r = 64 192 columns and 32-row batches, not pipelined, in 164 KiB:
  * 0.159-0.161 against 0.172-0.175 (runs 78-79). Its batches carry one
  * leaving row (2r + 1 = 4 * 32 + 1; at r = 40, 56 and 60, with 17-25 carried, it
  * lost 2-36%) and execute fewer instructions a row than 16-row ones (ncu,
  * run 77: 67.5 M warp instructions at r = 64 against 52.0 M at r = 32 with
- * 32-row batches, the issue slots 37% busy in both); 43 strips in 3
+ * 32-row batches, the issue slots 36-38% busy in both); 43 strips in 3
  * segments, 129 groups on 132 SMs. Then the one-group shapes not tried
  * yet, for devices with less local memory. */
 static int gpu_ring_shapes(int radius, ring_shape *shapes) {
