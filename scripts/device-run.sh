@@ -1,6 +1,6 @@
 # Helpers for a run on the GPU machine (the device tool), sourced by a results script:
 #   source scripts/device-run.sh run67 "coalesce test_backends"   # set up, record, build
-#   run_sweep docs/results/.../plan67.txt                          # scripts/sweep.sh, verified
+#   run_sweep plan67.txt                                           # scripts/sweep.sh, verified
 #   run_tests boxfilter cuda sliding                               # test_backends in 8 shards
 #   run_goals                                                      # the box filter's goals' bench
 #   run_pack                                                       # $OUT/run67.tgz
