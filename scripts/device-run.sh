@@ -1,4 +1,4 @@
-# Helpers for a run on the GPU machine (the device tool), sourced by a results script:
+# Helpers for a run on the GPU machine (the device tool), sourced by the run's command:
 #   source scripts/device-run.sh run67 "coalesce test_backends"   # set up, record, build
 #   run_sweep plan67.txt                                           # scripts/sweep.sh, verified
 #   run_tests boxfilter cuda sliding                               # test_backends in 8 shards
