@@ -97,7 +97,7 @@ co_status co_backend_status(const co_context *ctx, size_t index, const char **na
     return CO_OK;
 }
 
-/* Append index i unless already selected. */
+/* Append index i unless already selected: a device named twice runs once. */
 static co_status select_add(size_t *indices, size_t capacity, size_t *count, size_t i) {
     for (size_t j = 0; j < *count; j++)
         if (indices[j] == i) return CO_OK;
@@ -117,7 +117,6 @@ static void list_specs(const co_context *ctx, char *buf, size_t len) {
 /* One term of a SPEC: "all", "c", "opencl", "opencl:2", "opencl:gpu". */
 static co_status select_one(const co_context *ctx, const char *term, size_t *indices,
                             size_t capacity, size_t *count) {
-    size_t before = *count;
     char backend[32];
     const char *colon = strchr(term, ':');
     size_t blen = colon ? (size_t)(colon - term) : strlen(term);
@@ -138,7 +137,7 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
         if (strcmp(ctx->backends[b].name, backend) == 0) break;
     if (b == ctx->nbackends) goto unknown;
     if (!ctx->backends[b].available)
-        return co_fail(CO_ERR_DEVICE, "device '%s' is unavailable: %s", term,
+        return co_fail(CO_ERR_UNSUPPORTED, "device '%s' is unavailable: %s", term,
                        ctx->backends[b].reason);
 
     long want_index = rest ? -1 : 0; /* bare backend name: its first device */
@@ -154,17 +153,19 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
         }
     }
     long seen = 0;
+    bool matched = false; /* even if already selected by an earlier term */
     for (size_t i = 0; i < ctx->ndevices; i++) {
         const co_device_info *info = &ctx->devices[i]->info;
         if (strcmp(info->backend, backend) != 0) continue;
         bool match = want_type ? (info->type & want_type) != 0 : seen == want_index;
         seen++;
         if (match) {
+            matched = true;
             co_status st = select_add(indices, capacity, count, i);
             if (st) return st;
         }
     }
-    if (*count > before) return CO_OK;
+    if (matched) return CO_OK;
 unknown:;
     char specs[1024];
     list_specs(ctx, specs, sizeof specs);
@@ -179,7 +180,14 @@ co_status co_device_select(const co_context *ctx, const char *spec, size_t *indi
     *count = 0;
     if (!spec || !*spec) return co_fail(CO_ERR_INVALID, "empty device spec");
     char buf[256];
-    if (strlen(spec) >= sizeof buf) return co_fail(CO_ERR_INVALID, "device spec too long");
+    size_t len = strlen(spec);
+    if (len >= sizeof buf)
+        return co_fail(CO_ERR_INVALID, "device spec of %zu characters is over the %zu a spec may have",
+                       len, sizeof buf - 1);
+    /* strtok would skip the empty terms of "c,,omp" and ",c". */
+    if (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,"))
+        return co_fail(CO_ERR_INVALID, "device spec '%s' has an empty term: use SPEC[,SPEC...]",
+                       spec);
     strcpy(buf, spec);
     for (char *save = NULL, *term = strtok_r(buf, ",", &save); term;
          term = strtok_r(NULL, ",", &save)) {

@@ -1,9 +1,12 @@
 /* Kernel sources: embedded at build time (cmake/EmbedKernels.cmake), or
  * read from $COALESCE_KERNEL_DIR while developing kernels. The dialect
  * prelude goes in front of every source. */
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/workload.h"
 
@@ -30,12 +33,26 @@ static char *read_file(const char *dir, const char *name, const char *ext) {
     return text;
 }
 
+/* A kernel directory that is not there would silently mean the built-in
+ * kernels run, not the ones being developed: said once per process, on
+ * stderr, since it is no error of the run itself. */
+static bool kernel_dir_usable(const char *dir) {
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    struct stat st;
+    int err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (err && !atomic_flag_test_and_set(&warned))
+        fprintf(stderr, "coalesce: warning: COALESCE_KERNEL_DIR '%s' is not a directory (%s); "
+                        "using the built-in kernels\n",
+                dir, strerror(err));
+    return !err;
+}
+
 char *co_kernel_source(const char *name) {
     if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name)) return NULL;
     const char *dir = getenv("COALESCE_KERNEL_DIR");
     char *disk_src = NULL, *disk_dialect = NULL;
     const char *src = NULL, *dialect = co_embedded_dialect;
-    if (dir && *dir) {
+    if (dir && *dir && kernel_dir_usable(dir)) {
         disk_src = read_file(dir, name, ".cl");
         disk_dialect = read_file(dir, "dialect", ".h");
         src = disk_src;
