@@ -74,7 +74,8 @@ static const char usage[] =
     "  0    ok: everything that ran was verified (bench: variants unavailable here skipped)\n"
     "  1    a wrong result, or a device, file or device-limit error\n"
     "  2    usage error: an unknown or malformed command, option or value\n"
-    "  3    skipped: the device or the variant is unavailable here (bench: nothing could run)\n"
+    "  3    skipped: the device or the variant is unavailable here, or declines the size\n"
+    "       (bench: nothing could run)\n"
     "  130  interrupted (Ctrl-C)\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
