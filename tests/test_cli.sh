@@ -46,7 +46,7 @@ expect 2 "unknown workload 'gemv' \(use gemm" run gemv
 expect 2 "unknown option '--bogus' for gemm \(it takes size, m, n, k\)" run gemm --bogus 3
 expect 2 "unknown option '-x'" run gemm -x
 expect 2 "unknown device 'gpu9'.*present here: c, omp" run gemm --device gpu9
-expect 2 "unknown device 'opencl:99'" run gemm --device opencl:99
+expect 3 "no device 'opencl:99' here \(present here: c, omp" run gemm --device opencl:99
 expect 2 "unknown variant 'fastest' for gemm \(use c, omp" run gemm --device c --variant fastest
 expect 3 "variant 'naive' of gemm does not run on c \(it runs on opencl, cuda\)" run gemm --device c --variant naive
 expect 2 "option --m needs a value" run gemm --m

@@ -531,7 +531,8 @@ static int cmd_bench(co_context *ctx, cli *c) {
                 for (size_t v = 0; (variant = co_variant_name(workloads[w], v)); v++) {
                     if (!variant_selected(c->variants, variant)) continue;
                     if (!co_variant_runs_on(ctx, workloads[w], variant, idx[d], NULL)) continue;
-                    if (!c->json && !c->csv)
+                    /* On a terminal only: piped, stderr's first line is an error's. */
+                    if (!c->json && !c->csv && isatty(STDERR_FILENO))
                         fprintf(stderr, "  %s %s on %s: %s...\n", workloads[w], sets[s],
                                 co_device_get(ctx, idx[d])->spec, variant);
                     co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);

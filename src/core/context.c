@@ -114,6 +114,20 @@ static void list_specs(const co_context *ctx, char *buf, size_t len) {
                                  ctx->devices[i]->info.spec);
 }
 
+/* A term that selects nothing: a well-formed one names a device that is not
+ * here (a skip: CO_ERR_UNSUPPORTED, as an unavailable backend), any other
+ * is a usage error. */
+static co_status no_device(const co_context *ctx, const char *term, bool well_formed) {
+    char specs[1024];
+    list_specs(ctx, specs, sizeof specs);
+    if (well_formed)
+        return co_fail(CO_ERR_UNSUPPORTED, "no device '%s' here (present here: %s)", term, specs);
+    return co_fail(CO_ERR_INVALID,
+                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
+                   "opencl:gpu, cuda, cuda:N (present here: %s)",
+                   term, specs);
+}
+
 /* One term of a SPEC: "all", "c", "opencl", "opencl:2", "opencl:gpu". */
 static co_status select_one(const co_context *ctx, const char *term, size_t *indices,
                             size_t capacity, size_t *count) {
@@ -136,10 +150,6 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
     for (b = 0; b < ctx->nbackends; b++)
         if (strcmp(ctx->backends[b].name, backend) == 0) break;
     if (b == ctx->nbackends) goto unknown;
-    if (!ctx->backends[b].available)
-        return co_fail(CO_ERR_UNSUPPORTED, "device '%s' is unavailable: %s", term,
-                       ctx->backends[b].reason);
-
     long want_index = rest ? -1 : 0; /* bare backend name: its first device */
     int want_type = 0;
     if (rest) {
@@ -152,6 +162,10 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
             if (*end) goto unknown;
         }
     }
+    /* After the suffix: a malformed term is a usage error on every machine. */
+    if (!ctx->backends[b].available)
+        return co_fail(CO_ERR_UNSUPPORTED, "device '%s' is unavailable: %s", term,
+                       ctx->backends[b].reason);
     long seen = 0;
     bool matched = false; /* even if already selected by an earlier term */
     for (size_t i = 0; i < ctx->ndevices; i++) {
@@ -166,13 +180,9 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
         }
     }
     if (matched) return CO_OK;
-unknown:;
-    char specs[1024];
-    list_specs(ctx, specs, sizeof specs);
-    return co_fail(CO_ERR_INVALID,
-                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
-                   "opencl:gpu, cuda, cuda:N (present here: %s)",
-                   term, specs);
+    return no_device(ctx, term, true);
+unknown:
+    return no_device(ctx, term, false);
 }
 
 co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
