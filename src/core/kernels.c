@@ -16,9 +16,13 @@ extern const char *const co_embedded_dialect;
 
 const char *const *co_kernel_names(void) { return co_embedded_kernel_names; }
 
+#define PATH_LEN 4096
+#define NAME_LEN 64 /* room kept for "/name.cl" */
+
 static char *read_file(const char *dir, const char *name, const char *ext) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    char path[PATH_LEN];
+    int n = snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    if (n < 0 || (size_t)n >= sizeof path) return NULL; /* never a cut path */
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *text = NULL;
@@ -39,7 +43,10 @@ static char *read_file(const char *dir, const char *name, const char *ext) {
 static bool kernel_dir_usable(const char *dir) {
     static atomic_flag warned = ATOMIC_FLAG_INIT;
     struct stat st;
-    int err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    int err = strlen(dir) + NAME_LEN >= PATH_LEN ? ENAMETOOLONG
+              : stat(dir, &st)                   ? errno
+              : S_ISDIR(st.st_mode)              ? 0
+                                                 : ENOTDIR;
     if (err && !atomic_flag_test_and_set(&warned))
         fprintf(stderr, "coalesce: warning: COALESCE_KERNEL_DIR '%s' is not a directory (%s); "
                         "using the built-in kernels\n",
