@@ -80,7 +80,9 @@ co_status co_backend_status(const co_context *ctx, size_t index, const char **na
 
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
  * "opencl:gpu", "cuda", "cuda:N", "all", or a comma-separated list) to device
- * indices. Fails with CO_ERR_INVALID if it matches nothing. */
+ * indices; a device named twice is selected once. Fails with CO_ERR_INVALID
+ * for a malformed SPEC, CO_ERR_UNSUPPORTED for a well-formed one that names
+ * no device here (an unavailable backend, "opencl:gpu" without one). */
 co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
                            size_t capacity, size_t *count);
 

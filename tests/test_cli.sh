@@ -46,9 +46,9 @@ expect 2 "unknown workload 'gemv' \(use gemm" run gemv
 expect 2 "unknown option '--bogus' for gemm \(it takes size, m, n, k\)" run gemm --bogus 3
 expect 2 "unknown option '-x'" run gemm -x
 expect 2 "unknown device 'gpu9'.*present here: c, omp" run gemm --device gpu9
-expect 2 "unknown device 'opencl:99'" run gemm --device opencl:99
+expect 3 "no device 'opencl:99' here \(present here: c, omp" run gemm --device opencl:99
 expect 2 "unknown variant 'fastest' for gemm \(use c, omp" run gemm --device c --variant fastest
-expect 2 "variant 'naive' of gemm does not run on c \(it runs on opencl, cuda\)" run gemm --device c --variant naive
+expect 3 "variant 'naive' of gemm does not run on c \(it runs on opencl, cuda\)" run gemm --device c --variant naive
 expect 2 "option --m needs a value" run gemm --m
 expect 2 "--m must be a positive integer, got 'abc'" run gemm --device c --m abc
 expect 2 "--n must be at least 1, got 0" run gemm --device c --n 0
@@ -56,7 +56,7 @@ expect 2 "--k must be a positive integer, got '-5'" run gemm --device c --k -5
 expect 2 "--size must be a positive integer, got '1.5'" run gemm --device c --size 1.5
 expect 2 "more than 2\^31-1 elements" run gemm --device c --m 100000 --k 100000 --n 1
 expect 2 "--reps must be an integer in \[1, 1000\], got '0'" run gemm --reps 0
-expect 2 "--seed must be a non-negative integer" run gemm --seed x
+expect 2 "--seed must be an integer in \[0, 18446744073709551615\]" run gemm --seed x
 expect 2 "--local must be X, XxY or XxYxZ" run gemm --local 16x
 expect 2 "--local must be X, XxY or XxYxZ" run gemm --local 0x4
 expect 2 "--param must be NAME=VALUE" run gemm --param TS
@@ -65,6 +65,52 @@ expect 2 "--json and --csv exclude each other" bench --json --csv
 expect 2 "unknown workload 'gemv'" bench gemv
 expect 2 "unknown variant 'fastest'" bench gemm --variant fastest
 expect 2 "devices takes only --json" devices extra
+
+# Issue 26, each a defect that held: the regression tests.
+# A long option value overflowed bench's set text (ASan: stack-buffer-overflow).
+long_k="8$(printf '0%.0s' $(seq 250))"
+expect 2 "unknown option '--zz' for gemm" bench gemm --device c --variant c --m 8 --n 8 --k "$long_k" --zz 1
+expect 2 "make a set of over 255 characters" bench gemm --device c --variant c --m 8 --n 8 --k "$long_k"
+expect 2 "the value of --k has 4001 characters, over the 4000" run gemm --device c --k "$(printf '1%.0s' $(seq 4001))"
+expect 2 "device spec of 300 characters is over the 255" run gemm --device "$(printf 'c%.0s' $(seq 300))"
+# A device named twice is selected once (it said "unknown device 'c'").
+"$CO" run gemm --device c,c --size 4 --reps 1 --json >"$tmp/cc.json" 2>"$tmp/cc.err" &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert isinstance(r, dict) and r["device"] == "c"' "$tmp/cc.json" &&
+    pass=$((pass + 1)) || { echo "FAIL --device c,c: $(cat "$tmp/cc.err")"; fail=$((fail + 1)); }
+expect 0 "" run gemm --device c,omp,c --size 4 --reps 1
+# Unknown options are unknown for every command ("--bogus needs a value" before).
+expect 2 "unknown option '--bogus': peak takes only --device SPEC and --json" peak --bogus
+expect 2 "unknown option '--bogus': devices takes only --json" devices --bogus
+expect 2 "unknown option '--bogus': list takes no options" list --bogus
+expect 2 "peak does not take --reps: peak takes only --device SPEC and --json" peak --reps 3
+expect 2 "devices does not take --device: devices takes only --json" devices --device c
+expect 2 "list does not take --json: list takes no options" list --json
+expect 2 "unknown option '--bogus' for gemm" run gemm --bogus
+# The whole uint64 range of --seed; one past it is refused.
+expect 0 "" run gemm --device c --size 4 --reps 1 --seed 18446744073709551615
+expect 2 "--seed must be an integer in \[0, 18446744073709551615\] \(2\^64-1\), got '18446744073709551616'" run gemm --device c --seed 18446744073709551616
+# A --set without NAME=VALUE ran the default size.
+expect 2 "--set word 'garbage' is not NAME=VALUE" bench gemm --device c --set garbage
+expect 2 "--set '' is empty" bench gemm --device c --set ""
+# Exit 3: the device or variant is unavailable here; bench skips what does not run.
+expect 3 "nothing ran: no selected variant runs on the selected devices" bench gemm --device c --variant naive
+expect 0 "" bench gemm --device c,omp --size 8 --reps 1
+"$CO" --help | grep -Eq '^  3 +skipped' && "$CO" --help | grep -Eq '^  130 +interrupted' &&
+    pass=$((pass + 1)) || { echo "FAIL --help has no exit-code table"; fail=$((fail + 1)); }
+# Every code of --help's table is in the README's, with the same words.
+"$CO" --help | sed -n '/^exit codes:/,$p' | grep -E '^  [0-9]+ ' | while read -r code text; do
+    grep -Fq "| $code | $text |" "$(dirname "$0")/../README.md" || echo "$code"
+done >"$tmp/codes" && [ ! -s "$tmp/codes" ] && pass=$((pass + 1)) ||
+    { echo "FAIL README's exit-code table lacks codes $(cat "$tmp/codes")"; fail=$((fail + 1)); }
+if [ $has_opencl = 1 ]; then
+    # --param past long's range was echoed as 9223372036854775807.
+    expect 2 "parameter TS=99999999999999999999 is out of range \[1, 512\]" run gemm --device opencl --variant tiled --param TS=99999999999999999999
+    # A kernel directory that is not there: one warning, the built-in kernels.
+    COALESCE_KERNEL_DIR="$tmp/no-such-dir" "$CO" bench gemm --device opencl --variant naive,tiled --size 8 --reps 1 \
+        >/dev/null 2>"$tmp/kd.err" && [ "$(grep -c "COALESCE_KERNEL_DIR" "$tmp/kd.err")" -eq 1 ] &&
+        grep -q "^coalesce: warning: COALESCE_KERNEL_DIR '$tmp/no-such-dir' is not a directory (No such file or directory); using the built-in kernels" "$tmp/kd.err" &&
+        pass=$((pass + 1)) || { echo "FAIL COALESCE_KERNEL_DIR missing: $(cat "$tmp/kd.err")"; fail=$((fail + 1)); }
+fi
 
 # Limits checked before they bite: exit 1, naming the limit and its value.
 # Three 46000^2 matrices (25 GB) exceed a 24 GiB machine; on a larger one
@@ -101,7 +147,7 @@ if [ $has_opencl = 1 ]; then
     COALESCE_KERNEL_DIR="$tmp/k" expect 1 "gemm/naive on opencl:0: error .* is over the tolerance" run gemm --device opencl --variant naive --size 40
 fi
 if "$CO" devices --json | grep -q '"name": "cuda", "available": false'; then
-    expect 1 "device 'cuda' is unavailable: " run gemm --device cuda
+    expect 3 "device 'cuda' is unavailable: " run gemm --device cuda
 fi
 
 # Success: devices, run --json with its fields, bench's table.
@@ -183,7 +229,7 @@ done
     [ "$(grep -c ' ok ' "$tmp/bench2.txt")" -eq 6 ] && pass=$((pass + 1)) || {
     echo "FAIL bench copy reduce grayscale"; cat "$tmp/bench2.txt"; fail=$((fail + 1)); }
 if [ $has_opencl = 1 ]; then
-    expect 2 "variant 'shuffle' of reduce does not run on opencl:0 \(it runs on cuda\)" run reduce --device opencl --variant shuffle
+    expect 3 "variant 'shuffle' of reduce does not run on opencl:0 \(it runs on cuda\)" run reduce --device opencl --variant shuffle
     expect 2 "sets its work-group from WG" run reduce --device opencl --variant tree --local 64
     expect 1 "work-group 8192 = 8192 work-items is over|work-item size" run copy --device opencl --variant coalesced --local 8192 --n 100
     # A vector copy without its scalar tail, a reduction without its tail: caught.
@@ -327,7 +373,7 @@ expect 2 "--scenario must be one of random,one,headon" run collider --device c -
 expect 2 "20000 balls of radius up to 0.5 do not fit apart in a 10 x 10 box" run collider --device c --width 10 --height 10
 expect 2 "moves a ball more than a quarter of its radius.*lower --dt" run collider --device c --balls 10 --dt 1
 expect 2 "--radius-max=0.1 is out of range" run collider --device c --radius 0.5 --radius-max 0.1
-expect 2 "c over 1000000 balls x 10 steps .* use the grid variant" run collider --device c --variant c --balls 1000000 --width 6000 --height 6000
+expect 3 "c over 1000000 balls x 10 steps .* use the grid variant" run collider --device c --variant c --balls 1000000 --width 6000 --height 6000
 "$CO" run collider --device c --variant c-grid --balls 50 --width 20 --height 20 --steps 10 --reps 1 \
     --output "$tmp/state.csv" --frames "$tmp/frames" --every 5 --image "$tmp/last.png" --json >"$tmp/col.json" &&
     [ "$(head -1 "$tmp/state.csv")" = "x,y,vx,vy,r,m" ] && [ "$(wc -l <"$tmp/state.csv")" -eq 51 ] &&

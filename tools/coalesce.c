@@ -4,8 +4,10 @@
  *   coalesce run WORKLOAD [options]
  *   coalesce bench [WORKLOAD...] [options]
  *   coalesce peak [--device SPEC] [--json]
- * Exit codes: 0 success and verified; 1 a wrong result or a device error;
- * 2 usage error. Every error is one line on stderr. */
+ * Exit codes: see EXIT_* below and the usage text. Every error is one line
+ * on stderr, starting "coalesce: ". */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +16,27 @@
 #include "coalesce.h"
 #include "report.h"
 
+/* The exit codes, the contract scripts rely on (README: Exit codes). */
+enum {
+    EXIT_OK = 0,           /* every result verified */
+    EXIT_FAILED = 1,       /* a wrong result, a device, file or limit error */
+    EXIT_USAGE = 2,        /* bad command line */
+    EXIT_SKIPPED = 3,      /* the device or the variant is unavailable here */
+    EXIT_INTERRUPTED = 130 /* Ctrl-C: what finished is printed */
+};
+
 #define MAX_OPTS 32
 #define MAX_SETS 32
 #define MAX_DEVICES 64
+#define MAX_VALUE 4000   /* characters of one option's value: file paths with room */
+#define SET_LEN 256      /* a bench set's text, with its NUL (co_parse_options' store) */
+#define SET_WORDS 16     /* NAME=VALUE words of one bench set */
 
 typedef struct cli {
     const char *positional[16];
     size_t npositional;
     const char *device, *variants;
-    co_option opts[MAX_OPTS]; /* workload options: --m 5, --size 1024,2048 */
+    co_option opts[MAX_OPTS]; /* workload options: --m 5, --size 1024,2048 (value NULL: missing) */
     size_t nopts;
     co_option params[MAX_OPTS];
     size_t nparams;
@@ -44,33 +58,42 @@ static const char usage[] =
     "                               transfers); run and bench report fractions of them\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
-    "                    or a comma-separated list (run: default opencl, else omp;\n"
-    "                    bench, peak: all)\n"
+    "                    or a comma-separated list, a device named twice run once\n"
+    "                    (run: default opencl, else omp; bench, peak: all)\n"
     "  --variant V[,V]   variant(s) to run (run: the device's default; bench: all)\n"
     "  --param NAME=V    a variant's tunable, e.g. --param TS=32 (repeatable)\n"
     "  --local XxY[xZ]   work-group shape, for variants that take one\n"
     "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
-    "  --seed S          inputs are random from this seed (default 1)\n"
+    "  --seed S          inputs are random from this seed, 0 to 2^64-1 (default 1)\n"
     "  --json | --csv    machine-readable output\n"
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
     "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
-    "exit: 0 ok, 1 wrong result or device error, 2 usage error\n";
+    "exit codes:\n"
+    "  0    ok: everything that ran was verified (bench: variants unavailable here skipped)\n"
+    "  1    a wrong result, or a device, file or device-limit error\n"
+    "  2    usage error: an unknown or malformed command, option or value\n"
+    "  3    skipped: the device or the variant is unavailable here, or declines the size\n"
+    "       (bench: nothing could run)\n"
+    "  130  interrupted (Ctrl-C)\n";
 
-static int usage_error(const char *fmt, const char *a, const char *b) {
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fputs("coalesce: ", stderr);
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fputs(" (see 'coalesce --help')\n", stderr);
-    return 2;
+    va_end(ap);
+    return EXIT_USAGE;
 }
 
 static int exit_code(co_status st) {
     switch (st) {
-    case CO_OK: return 0;
-    case CO_ERR_INVALID:
-    case CO_ERR_UNSUPPORTED: return 2;
-    default: return 1;
+    case CO_OK: return EXIT_OK;
+    case CO_ERR_INVALID: return EXIT_USAGE;
+    case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
+    default: return EXIT_FAILED;
     }
 }
 
@@ -81,9 +104,10 @@ static int fail(co_status st) {
 
 /* Strictly a decimal number, within [min, max]. */
 static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19) return false;
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) return false;
+    errno = 0;
     unsigned long long x = strtoull(s, NULL, 10);
-    if (x < min || x > max) return false;
+    if (errno == ERANGE || x < min || x > max) return false;
     *out = x;
     return true;
 }
@@ -105,78 +129,144 @@ static bool parse_local(const char *s, size_t local[3]) {
     return d > 0;
 }
 
-/* Parse argv after the command. Returns 0, or the exit code of a usage error. */
-static int parse(int argc, char **argv, cli *c) {
+/* The commands, and what each takes (said when given something else). */
+enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16 };
+#define CMD_WORK (CMD_RUN | CMD_BENCH) /* these take workload options too */
+static const struct command {
+    const char *name;
+    unsigned bit;
+    const char *takes;
+} commands[] = {
+    {"devices", CMD_DEVICES, "devices takes only --json"},
+    {"list", CMD_LIST, "list takes no options"},
+    {"run", CMD_RUN, "--set and --quick are for bench"},
+    {"bench", CMD_BENCH, ""},
+    {"peak", CMD_PEAK, "peak takes only --device SPEC and --json"},
+};
+
+/* The tool's own options and the commands that take each. Any other
+ * --NAME is a workload option: run and bench take those, the others none. */
+static const struct tool_option {
+    const char *name;
+    bool flag;
+    unsigned cmds;
+} tool_options[] = {
+    {"json", true, CMD_DEVICES | CMD_WORK | CMD_PEAK},
+    {"csv", true, CMD_WORK},
+    {"quick", true, CMD_BENCH},
+    {"no-verify", true, CMD_WORK},
+    {"device", false, CMD_WORK | CMD_PEAK},
+    {"variant", false, CMD_WORK},
+    {"param", false, CMD_WORK},
+    {"local", false, CMD_WORK},
+    {"reps", false, CMD_WORK},
+    {"warmup", false, CMD_WORK},
+    {"seed", false, CMD_WORK},
+    {"set", false, CMD_BENCH},
+};
+
+static const struct tool_option *tool_option(const char *name) {
+    for (size_t i = 0; i < sizeof tool_options / sizeof tool_options[0]; i++)
+        if (!strcmp(tool_options[i].name, name)) return &tool_options[i];
+    return NULL;
+}
+
+/* A value of a tool option: the next argument, unless it is itself an option. */
+static const char *take_value(int argc, char **argv, int *i, const char *eq) {
+    if (eq) return eq + 1;
+    if (*i + 1 >= argc || (!strncmp(argv[*i + 1], "--", 2) && argv[*i + 1][2])) return NULL;
+    return argv[++*i];
+}
+
+static int set_tool_option(cli *c, const char *name, const char *value) {
+    uint64_t v;
+    if (!strcmp(name, "device")) c->device = value;
+    else if (!strcmp(name, "variant")) c->variants = value;
+    else if (!strcmp(name, "reps")) {
+        if (!parse_u64(value, 1, 1000, &v))
+            return usage_error("--reps must be an integer in [1, 1000], got '%s'", value);
+        c->reps = (unsigned)v;
+    } else if (!strcmp(name, "warmup")) {
+        if (!parse_u64(value, 0, 100, &v))
+            return usage_error("--warmup must be an integer in [0, 100], got '%s'", value);
+        c->warmup = (unsigned)v;
+    } else if (!strcmp(name, "seed")) {
+        if (!parse_u64(value, 0, UINT64_MAX, &v))
+            return usage_error("--seed must be an integer in [0, 18446744073709551615] (2^64-1), "
+                               "got '%s'", value);
+        c->seed = v;
+    } else if (!strcmp(name, "local")) {
+        if (!parse_local(value, c->local))
+            return usage_error("--local must be X, XxY or XxYxZ with integers in [1, 1048576], "
+                               "got '%s'", value);
+    } else if (!strcmp(name, "param")) {
+        const char *peq = strchr(value, '=');
+        if (!peq || peq == value)
+            return usage_error("--param must be NAME=VALUE, got '%s'", value);
+        if (c->nparams == MAX_OPTS) return usage_error("too many --param (at most %d)", MAX_OPTS);
+        /* argv strings live for the whole run: split in place. */
+        char *split = (char *)peq;
+        *split = 0;
+        c->params[c->nparams++] = (co_option){value, split + 1};
+    } else if (!strcmp(name, "set")) {
+        if (c->nsets == MAX_SETS) return usage_error("too many --set (at most %d)", MAX_SETS);
+        c->sets[c->nsets++] = value;
+    }
+    return 0;
+}
+
+/* Parse argv after the command. Returns 0, or the exit code of a usage error.
+ * Workload options are only collected here: their names are checked against
+ * the workloads in check_workload_options. */
+static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
     memset(c, 0, sizeof *c);
     c->seed = 1;
     c->warmup = 1;
+    bool work = cmd->bit & CMD_WORK;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-            if (arg[0] == '-' && arg[1]) return usage_error("unknown option '%s'%s", arg, "");
-            if (c->npositional == 16) return usage_error("too many arguments%s%s", "", "");
+            if (arg[0] == '-' && arg[1]) return usage_error("unknown option '%s'", arg);
+            if (!work) return usage_error("unexpected argument '%s': %s", arg, cmd->takes);
+            if (c->npositional == 16) return usage_error("too many arguments (at most 16)");
             c->positional[c->npositional++] = arg;
             continue;
         }
         char name[64];
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof name) return usage_error("unknown option '%s'%s", arg, "");
+        if (len == 0 || len >= sizeof name) return usage_error("unknown option '%s'", arg);
         memcpy(name, arg + 2, len);
         name[len] = 0;
-        static const char *const flags[] = {"json", "csv", "quick", "no-verify", NULL};
-        bool is_flag = false;
-        for (size_t f = 0; flags[f]; f++) is_flag |= strcmp(name, flags[f]) == 0;
-        if (is_flag) {
-            if (eq) return usage_error("option --%s takes no value%s", name, "");
+        const struct tool_option *t = tool_option(name);
+        if (!t && !work) return usage_error("unknown option '--%s': %s", name, cmd->takes);
+        if (t && !(t->cmds & cmd->bit))
+            return usage_error("%s does not take --%s: %s", cmd->name, name, cmd->takes);
+        if (t && t->flag) {
+            if (eq) return usage_error("option --%s takes no value, got '%s'", name, arg);
             if (!strcmp(name, "json")) c->json = true;
             else if (!strcmp(name, "csv")) c->csv = true;
             else if (!strcmp(name, "quick")) c->quick = true;
             else c->no_verify = true;
             continue;
         }
-        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!value) return usage_error("option --%s needs a value%s", name, "");
-        uint64_t v;
-        if (!strcmp(name, "device")) c->device = value;
-        else if (!strcmp(name, "variant")) c->variants = value;
-        else if (!strcmp(name, "reps")) {
-            if (!parse_u64(value, 1, 1000, &v))
-                return usage_error("--reps must be an integer in [1, 1000], got '%s'%s", value, "");
-            c->reps = (unsigned)v;
-        } else if (!strcmp(name, "warmup")) {
-            if (!parse_u64(value, 0, 100, &v))
-                return usage_error("--warmup must be an integer in [0, 100], got '%s'%s", value, "");
-            c->warmup = (unsigned)v;
-        } else if (!strcmp(name, "seed")) {
-            if (!parse_u64(value, 0, UINT64_MAX, &v))
-                return usage_error("--seed must be a non-negative integer, got '%s'%s", value, "");
-            c->seed = v;
-        } else if (!strcmp(name, "local")) {
-            if (!parse_local(value, c->local))
-                return usage_error("--local must be X, XxY or XxYxZ with positive integers, "
-                                   "got '%s'%s", value, "");
-        } else if (!strcmp(name, "param")) {
-            const char *peq = strchr(value, '=');
-            if (!peq || peq == value)
-                return usage_error("--param must be NAME=VALUE, got '%s'%s", value, "");
-            if (c->nparams == MAX_OPTS) return usage_error("too many --param%s%s", "", "");
-            /* argv strings live for the whole run: split in place. */
-            char *split = (char *)peq;
-            *split = 0;
-            c->params[c->nparams++] = (co_option){value, split + 1};
-        } else if (!strcmp(name, "set")) {
-            if (c->nsets == MAX_SETS) return usage_error("too many --set%s%s", "", "");
-            c->sets[c->nsets++] = value;
-        } else {
-            if (c->nopts == MAX_OPTS) return usage_error("too many options%s%s", "", "");
-            char *copy = malloc(strlen(name) + 1);
-            if (!copy) return usage_error("out of memory%s%s", "", "");
-            strcpy(copy, name);
-            c->opts[c->nopts++] = (co_option){copy, value};
+        const char *value = take_value(argc, argv, &i, eq);
+        if (value && strlen(value) > MAX_VALUE)
+            return usage_error("the value of --%s has %zu characters, over the %d a value may have",
+                               name, strlen(value), MAX_VALUE);
+        if (t) {
+            if (!value) return usage_error("option --%s needs a value", name);
+            int rc = set_tool_option(c, name, value);
+            if (rc) return rc;
+            continue;
         }
+        if (c->nopts == MAX_OPTS) return usage_error("too many options (at most %d)", MAX_OPTS);
+        char *copy = malloc(strlen(name) + 1);
+        if (!copy) return usage_error("out of memory");
+        strcpy(copy, name);
+        c->opts[c->nopts++] = (co_option){copy, value};
     }
-    if (c->json && c->csv) return usage_error("--json and --csv exclude each other%s%s", "", "");
+    if (c->json && c->csv) return usage_error("--json and --csv exclude each other");
     return 0;
 }
 
@@ -304,9 +394,8 @@ static int select_devices(co_context *ctx, const char *spec, size_t *idx, size_t
 
 static int cmd_run(co_context *ctx, cli *c) {
     if (c->npositional != 1)
-        return usage_error("run takes one WORKLOAD (e.g. 'coalesce run gemm'), got %s%s",
-                           c->npositional ? "several" : "none", "");
-    if (c->nsets || c->quick) return usage_error("--set and --quick are for bench%s%s", "", "");
+        return usage_error("run takes one WORKLOAD (e.g. 'coalesce run gemm'), got %s",
+                           c->npositional ? "several" : "none");
     const char *workload = c->positional[0];
     size_t idx[MAX_DEVICES], n;
     const char *spec = c->device;
@@ -345,39 +434,56 @@ static bool variant_selected(const char *list, const char *name) {
     return false;
 }
 
+/* Appends " NAME=VALUE" (VALUE its first vlen characters) to a set's text.
+ * False, and nothing cut, when it does not fit. */
+static bool set_append(char *set, size_t *used, const char *name, const char *value, size_t vlen) {
+    int n = snprintf(set + *used, SET_LEN - *used, "%s%s=%.*s", *used ? " " : "", name, (int)vlen,
+                     value);
+    if (n < 0 || (size_t)n >= SET_LEN - *used) return false;
+    *used += (size_t)n;
+    return true;
+}
+
 /* The option sets one workload is benched at: --set, else --size lists
- * crossed with the other options, else the workload's own sets. */
-static size_t bench_sets(const cli *c, const char *workload, char sets[][256], size_t cap) {
+ * crossed with the other options, else the workload's own sets. Returns 0,
+ * or the exit code of a set that does not fit (checked before any run). */
+static int bench_sets(const cli *c, const char *workload, char sets[][SET_LEN], size_t cap,
+                      size_t *count) {
     size_t n = 0;
-    for (size_t i = 0; i < c->nsets && n < cap; i++) snprintf(sets[n++], 256, "%s", c->sets[i]);
-    if (n) return n;
-    if (c->nopts) {
+    *count = 0;
+    for (size_t i = 0; i < c->nsets && n < cap; i++) snprintf(sets[n++], SET_LEN, "%s", c->sets[i]);
+    if (!n && c->nopts) { /* a set per element of --size, else one */
         const char *size = NULL;
-        char rest[200] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < c->nopts; i++) {
+        for (size_t i = 0; i < c->nopts; i++)
             if (!strcmp(c->opts[i].name, "size")) size = c->opts[i].value;
-            else used += (size_t)snprintf(rest + used, sizeof rest - used, " %s=%s",
-                                          c->opts[i].name, c->opts[i].value);
-        }
-        if (!size) {
-            snprintf(sets[n++], 256, "%s", rest);
-            return n;
-        }
-        for (const char *p = size; *p && n < cap;) {
-            size_t l = strcspn(p, ",");
-            snprintf(sets[n++], 256, "size=%.*s%.200s", (int)(l < 40 ? l : 40), p, rest);
-            p += l + (p[l] == ',');
-        }
-        return n;
+        const char *p = size;
+        do {
+            size_t l = p ? strcspn(p, ",") : 0, used = 0;
+            if (n == cap) return usage_error("--size lists at most %zu sizes", cap);
+            sets[n][0] = 0;
+            bool fits = !p || set_append(sets[n], &used, "size", p, l);
+            for (size_t i = 0; fits && i < c->nopts; i++)
+                if (strcmp(c->opts[i].name, "size"))
+                    fits = set_append(sets[n], &used, c->opts[i].name, c->opts[i].value,
+                                      strlen(c->opts[i].value));
+            if (!fits)
+                return usage_error("bench: the workload options make a set of over %d "
+                                   "characters, more than one holds",
+                                   SET_LEN - 1);
+            n++;
+            if (p) p += l + (p[l] == ',');
+        } while (p && *p);
     }
-    const char *list = co_workload_bench_sets(workload, c->quick);
-    for (const char *p = list; p && *p && n < cap;) {
-        size_t l = strcspn(p, ";");
-        snprintf(sets[n++], 256, "%.*s", (int)l, p);
-        p += l + (p[l] == ';');
+    if (!n) {
+        const char *list = co_workload_bench_sets(workload, c->quick);
+        for (const char *p = list; p && *p && n < cap;) {
+            size_t l = strcspn(p, ";");
+            snprintf(sets[n++], SET_LEN, "%.*s", (int)l, p);
+            p += l + (p[l] == ';');
+        }
     }
-    return n;
+    *count = n;
+    return 0;
 }
 
 static int cmd_bench(co_context *ctx, cli *c) {
@@ -388,11 +494,6 @@ static int cmd_bench(co_context *ctx, cli *c) {
     else
         for (size_t i = 0; i < co_workload_count() && nw < 16; i++)
             workloads[nw++] = co_workload_name(i);
-    for (size_t w = 0; w < nw; w++) {
-        bool known = false;
-        for (size_t i = 0; i < co_workload_count(); i++) known |= !strcmp(co_workload_name(i), workloads[w]);
-        if (!known) return usage_error("unknown workload '%s'%s (see 'coalesce list')", workloads[w], "");
-    }
     for (const char *p = c->variants; p && *p;) { /* every named variant must exist */
         size_t l = strcspn(p, ",");
         bool found = false;
@@ -404,7 +505,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
         if (!found) {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)l, p);
-            return usage_error("unknown variant '%s'%s (see 'coalesce list')", name, "");
+            return usage_error("unknown variant '%s' (see 'coalesce list')", name);
         }
         p += l + (p[l] == ',');
     }
@@ -415,22 +516,27 @@ static int cmd_bench(co_context *ctx, cli *c) {
     co_status worst = CO_OK;
     bool any = false;
     for (size_t w = 0; w < nw; w++) {
-        char sets[MAX_SETS][256];
-        size_t nsets = bench_sets(c, workloads[w], sets, MAX_SETS);
+        char sets[MAX_SETS][SET_LEN];
+        size_t nsets;
+        if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS, &nsets))) { /* checked in main */
+            free(all.v);
+            return rc;
+        }
         for (size_t s = 0; s < nsets; s++) {
-            char store[256];
-            co_option opts[16];
-            size_t nopts = co_parse_options(sets[s], store, sizeof store, opts, 16);
+            char store[SET_LEN];
+            co_option opts[SET_WORDS];
+            size_t nopts = co_parse_options(sets[s], store, sizeof store, opts, SET_WORDS);
             for (size_t d = 0; d < n; d++) {
                 const char *variant;
                 for (size_t v = 0; (variant = co_variant_name(workloads[w], v)); v++) {
                     if (!variant_selected(c->variants, variant)) continue;
                     if (!co_variant_runs_on(ctx, workloads[w], variant, idx[d], NULL)) continue;
-                    if (!c->json && !c->csv)
+                    /* On a terminal only: piped, stderr's first line is an error's. */
+                    if (!c->json && !c->csv && isatty(STDERR_FILENO))
                         fprintf(stderr, "  %s %s on %s: %s...\n", workloads[w], sets[s],
                                 co_device_get(ctx, idx[d])->spec, variant);
                     co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
-                    any = true;
+                    any |= st != CO_ERR_UNSUPPORTED; /* a skip: nothing ran */
                     if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
                         free(all.v);
                         return fail(st);
@@ -442,12 +548,13 @@ static int cmd_bench(co_context *ctx, cli *c) {
     }
     if (!any) {
         free(all.v);
-        return usage_error("nothing to run: no selected variant runs on the selected devices%s%s",
-                           "", "");
+        fprintf(stderr, "coalesce: nothing ran: no selected variant runs on the selected "
+                        "devices here\n");
+        return EXIT_SKIPPED;
     }
     print_rows(ctx, &all, c, true);
     free(all.v);
-    return worst == CO_OK ? 0 : 1;
+    return worst == CO_OK ? EXIT_OK : EXIT_FAILED;
 }
 
 static int cmd_peak(co_context *ctx, const cli *c) {
@@ -515,34 +622,116 @@ static void quiet_thread_pools(char **argv) {
     execv("/proc/self/exe", argv); /* on failure: carry on as we are */
 }
 
+/* Appends ", name" to a list of names, stopping where the buffer is full. */
+static void join_name(char *out, size_t len, size_t *used, const char *name) {
+    if (*used >= len) return;
+    int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", name);
+    *used = n < 0 ? len : *used + (size_t)n;
+}
+
+static bool workload_takes(const char *workload, const char *option, size_t len) {
+    const char *o;
+    for (size_t i = 0; (o = co_workload_option(workload, i, NULL, NULL)); i++)
+        if (strlen(o) == len && !strncmp(o, option, len)) return true;
+    return false;
+}
+
+static int unknown_option(const char *workload, const char *option, size_t len) {
+    char names[256] = "";
+    size_t used = 0;
+    const char *o;
+    for (size_t i = 0; (o = co_workload_option(workload, i, NULL, NULL)); i++)
+        join_name(names, sizeof names, &used, o);
+    return usage_error("unknown option '--%.*s' for %s (it takes %s)", (int)len, option, workload,
+                       names);
+}
+
+/* A --set: NAME=VALUE words, each an option of every workload benched. */
+static int check_set(const char *set, const char *const *workloads, size_t nw) {
+    size_t len = strlen(set), words = 0;
+    if (len >= SET_LEN)
+        return usage_error("--set '%.32s...' has %zu characters, over the %d a set may have", set,
+                           len, SET_LEN - 1);
+    for (const char *p = set + strspn(set, " "); *p; p += strspn(p, " ")) {
+        size_t l = strcspn(p, " "), name = strcspn(p, "= ");
+        if (name == l || name == 0)
+            return usage_error("--set word '%.*s' is not NAME=VALUE (in --set '%s')", (int)l, p,
+                               set);
+        if (++words > SET_WORDS)
+            return usage_error("--set '%s' has over %d words", set, SET_WORDS);
+        for (size_t w = 0; w < nw; w++)
+            if (!workload_takes(workloads[w], p, name)) return unknown_option(workloads[w], p, name);
+        p += l;
+    }
+    if (!words)
+        return usage_error("--set '%s' is empty: give NAME=VALUE words, e.g. --set \"size=64\"",
+                           set);
+    return 0;
+}
+
+/* run and bench: the workloads named and every option given to them, checked
+ * before any device is touched. */
+static int check_workload_options(const struct command *cmd, const cli *c) {
+    const char *named[16];
+    size_t nw = 0;
+    if (cmd->bit == CMD_BENCH && !c->npositional)
+        for (size_t i = 0; i < co_workload_count() && nw < 16; i++) named[nw++] = co_workload_name(i);
+    else if (cmd->bit == CMD_BENCH || c->npositional == 1) /* run: cmd_run says how many */
+        for (size_t i = 0; i < c->npositional; i++) named[nw++] = c->positional[i];
+    for (size_t w = 0; w < nw; w++) {
+        bool known = false;
+        for (size_t i = 0; i < co_workload_count(); i++) known |= !strcmp(co_workload_name(i), named[w]);
+        if (known) continue;
+        char names[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < co_workload_count(); i++)
+            join_name(names, sizeof names, &used, co_workload_name(i));
+        return usage_error("unknown workload '%s' (use %s)", named[w], names);
+    }
+    for (size_t i = 0; i < c->nopts; i++)
+        for (size_t w = 0; w < nw; w++)
+            if (!workload_takes(named[w], c->opts[i].name, strlen(c->opts[i].name)))
+                return unknown_option(named[w], c->opts[i].name, strlen(c->opts[i].name));
+    for (size_t i = 0; i < c->nopts; i++)
+        if (!c->opts[i].value) return usage_error("option --%s needs a value", c->opts[i].name);
+    if (cmd->bit != CMD_BENCH) return 0;
+    if (c->nsets && c->nopts)
+        return usage_error("--set and workload options (--%s) exclude each other: put them in "
+                           "the set",
+                           c->opts[0].name);
+    if (c->nopts > SET_WORDS) return usage_error("bench takes at most %d workload options", SET_WORDS);
+    for (size_t i = 0; i < c->nsets; i++) {
+        int rc = check_set(c->sets[i], named, nw);
+        if (rc) return rc;
+    }
+    char sets[MAX_SETS][SET_LEN];
+    size_t n;
+    return bench_sets(c, named[0], sets, MAX_SETS, &n);
+}
+
 int main(int argc, char **argv) {
     quiet_thread_pools(argv);
-    if (argc < 2)
-        return usage_error("no command given: use devices, list, run, bench or peak%s%s", "", "");
+    if (argc < 2) return usage_error("no command given: use devices, list, run, bench or peak");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
-        return 0;
+        return EXIT_OK;
     }
     if (!strcmp(cmd, "--version")) {
         printf("coalesce %s\n", CO_VERSION);
-        return 0;
+        return EXIT_OK;
     }
-    static const char *const commands[] = {"devices", "list", "run", "bench", "peak", NULL};
-    bool known = false;
-    for (size_t i = 0; commands[i]; i++) known |= !strcmp(cmd, commands[i]);
-    if (!known)
-        return usage_error("unknown command '%s'%s: use devices, list, run, bench or peak", cmd,
-                           "");
+    const struct command *command = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name)) command = &commands[i];
+    if (!command)
+        return usage_error("unknown command '%s': use devices, list, run, bench or peak", cmd);
     cli c;
-    int rc = parse(argc - 2, argv + 2, &c);
-    if (rc) {
+    int rc = parse(command, argc - 2, argv + 2, &c);
+    if (!rc && (command->bit & CMD_WORK)) rc = check_workload_options(command, &c);
+    if (rc || command->bit == CMD_LIST) {
         cli_free(&c);
-        return rc;
-    }
-    if (!strcmp(cmd, "list")) {
-        cli_free(&c);
-        return cmd_list();
+        return rc ? rc : cmd_list();
     }
     co_context *ctx;
     co_status st = co_context_create(&ctx);
@@ -550,18 +739,10 @@ int main(int argc, char **argv) {
         cli_free(&c);
         return fail(st);
     }
-    if (!strcmp(cmd, "devices")) {
-        if (c.npositional || c.nopts)
-            rc = usage_error("devices takes only --json%s%s", "", "");
-        else
-            report_devices(stdout, ctx, c.json);
-    } else if (!strcmp(cmd, "run")) {
-        rc = cmd_run(ctx, &c);
-    } else if (!strcmp(cmd, "peak")) {
-        rc = cmd_peak(ctx, &c);
-    } else {
-        rc = cmd_bench(ctx, &c);
-    }
+    if (command->bit == CMD_DEVICES) report_devices(stdout, ctx, c.json);
+    else if (command->bit == CMD_RUN) rc = cmd_run(ctx, &c);
+    else if (command->bit == CMD_PEAK) rc = cmd_peak(ctx, &c);
+    else rc = cmd_bench(ctx, &c);
     co_context_destroy(ctx);
     cli_free(&c);
     return rc;

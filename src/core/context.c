@@ -97,7 +97,7 @@ co_status co_backend_status(const co_context *ctx, size_t index, const char **na
     return CO_OK;
 }
 
-/* Append index i unless already selected. */
+/* Append index i unless already selected: a device named twice runs once. */
 static co_status select_add(size_t *indices, size_t capacity, size_t *count, size_t i) {
     for (size_t j = 0; j < *count; j++)
         if (indices[j] == i) return CO_OK;
@@ -114,10 +114,23 @@ static void list_specs(const co_context *ctx, char *buf, size_t len) {
                                  ctx->devices[i]->info.spec);
 }
 
+/* A term that selects nothing: a well-formed one names a device that is not
+ * here (a skip: CO_ERR_UNSUPPORTED, as an unavailable backend), any other
+ * is a usage error. */
+static co_status no_device(const co_context *ctx, const char *term, bool well_formed) {
+    char specs[1024];
+    list_specs(ctx, specs, sizeof specs);
+    if (well_formed)
+        return co_fail(CO_ERR_UNSUPPORTED, "no device '%s' here (present here: %s)", term, specs);
+    return co_fail(CO_ERR_INVALID,
+                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
+                   "opencl:gpu, cuda, cuda:N (present here: %s)",
+                   term, specs);
+}
+
 /* One term of a SPEC: "all", "c", "opencl", "opencl:2", "opencl:gpu". */
 static co_status select_one(const co_context *ctx, const char *term, size_t *indices,
                             size_t capacity, size_t *count) {
-    size_t before = *count;
     char backend[32];
     const char *colon = strchr(term, ':');
     size_t blen = colon ? (size_t)(colon - term) : strlen(term);
@@ -137,10 +150,6 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
     for (b = 0; b < ctx->nbackends; b++)
         if (strcmp(ctx->backends[b].name, backend) == 0) break;
     if (b == ctx->nbackends) goto unknown;
-    if (!ctx->backends[b].available)
-        return co_fail(CO_ERR_DEVICE, "device '%s' is unavailable: %s", term,
-                       ctx->backends[b].reason);
-
     long want_index = rest ? -1 : 0; /* bare backend name: its first device */
     int want_type = 0;
     if (rest) {
@@ -153,25 +162,27 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
             if (*end) goto unknown;
         }
     }
+    /* After the suffix: a malformed term is a usage error on every machine. */
+    if (!ctx->backends[b].available)
+        return co_fail(CO_ERR_UNSUPPORTED, "device '%s' is unavailable: %s", term,
+                       ctx->backends[b].reason);
     long seen = 0;
+    bool matched = false; /* even if already selected by an earlier term */
     for (size_t i = 0; i < ctx->ndevices; i++) {
         const co_device_info *info = &ctx->devices[i]->info;
         if (strcmp(info->backend, backend) != 0) continue;
         bool match = want_type ? (info->type & want_type) != 0 : seen == want_index;
         seen++;
         if (match) {
+            matched = true;
             co_status st = select_add(indices, capacity, count, i);
             if (st) return st;
         }
     }
-    if (*count > before) return CO_OK;
-unknown:;
-    char specs[1024];
-    list_specs(ctx, specs, sizeof specs);
-    return co_fail(CO_ERR_INVALID,
-                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
-                   "opencl:gpu, cuda, cuda:N (present here: %s)",
-                   term, specs);
+    if (matched) return CO_OK;
+    return no_device(ctx, term, true);
+unknown:
+    return no_device(ctx, term, false);
 }
 
 co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
@@ -179,7 +190,14 @@ co_status co_device_select(const co_context *ctx, const char *spec, size_t *indi
     *count = 0;
     if (!spec || !*spec) return co_fail(CO_ERR_INVALID, "empty device spec");
     char buf[256];
-    if (strlen(spec) >= sizeof buf) return co_fail(CO_ERR_INVALID, "device spec too long");
+    size_t len = strlen(spec);
+    if (len >= sizeof buf)
+        return co_fail(CO_ERR_INVALID, "device spec of %zu characters is over the %zu a spec may have",
+                       len, sizeof buf - 1);
+    /* strtok would skip the empty terms of "c,,omp" and ",c". */
+    if (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,"))
+        return co_fail(CO_ERR_INVALID, "device spec '%s' has an empty term: use SPEC[,SPEC...]",
+                       spec);
     strcpy(buf, spec);
     for (char *save = NULL, *term = strtok_r(buf, ",", &save); term;
          term = strtok_r(NULL, ",", &save)) {

@@ -1,9 +1,12 @@
 /* Kernel sources: embedded at build time (cmake/EmbedKernels.cmake), or
  * read from $COALESCE_KERNEL_DIR while developing kernels. The dialect
  * prelude goes in front of every source. */
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/workload.h"
 
@@ -13,9 +16,13 @@ extern const char *const co_embedded_dialect;
 
 const char *const *co_kernel_names(void) { return co_embedded_kernel_names; }
 
+#define PATH_LEN 4096
+#define NAME_LEN 64 /* room kept for "/name.cl" */
+
 static char *read_file(const char *dir, const char *name, const char *ext) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    char path[PATH_LEN];
+    int n = snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    if (n < 0 || (size_t)n >= sizeof path) return NULL; /* never a cut path */
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *text = NULL;
@@ -30,12 +37,29 @@ static char *read_file(const char *dir, const char *name, const char *ext) {
     return text;
 }
 
+/* A kernel directory that is not there would silently mean the built-in
+ * kernels run, not the ones being developed: said once per process, on
+ * stderr, since it is no error of the run itself. */
+static bool kernel_dir_usable(const char *dir) {
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    struct stat st;
+    int err = strlen(dir) + NAME_LEN >= PATH_LEN ? ENAMETOOLONG
+              : stat(dir, &st)                   ? errno
+              : S_ISDIR(st.st_mode)              ? 0
+                                                 : ENOTDIR;
+    if (err && !atomic_flag_test_and_set(&warned))
+        fprintf(stderr, "coalesce: warning: COALESCE_KERNEL_DIR '%s' is not a directory (%s); "
+                        "using the built-in kernels\n",
+                dir, strerror(err));
+    return !err;
+}
+
 char *co_kernel_source(const char *name) {
     if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name)) return NULL;
     const char *dir = getenv("COALESCE_KERNEL_DIR");
     char *disk_src = NULL, *disk_dialect = NULL;
     const char *src = NULL, *dialect = co_embedded_dialect;
-    if (dir && *dir) {
+    if (dir && *dir && kernel_dir_usable(dir)) {
         disk_src = read_file(dir, name, ".cl");
         disk_dialect = read_file(dir, "dialect", ".h");
         src = disk_src;

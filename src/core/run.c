@@ -2,6 +2,7 @@
  * outputs poisoned before every run, warm-up, timed repetitions, the median,
  * and every run checked against the reference. Also the job helpers that
  * variants use to build and launch kernels within the device's limits. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,13 +68,14 @@ static co_status resolve_params(co_job *job, const co_run_config *cfg) {
         }
         const co_param_def *d = &v->params[i];
         char *end = NULL;
+        errno = 0;
         long x = o->value && *o->value ? strtol(o->value, &end, 10) : 0;
         if (!o->value || !*o->value || *end)
             return co_fail(CO_ERR_INVALID, "parameter %s must be an integer, got '%s'", d->name,
                            o->value ? o->value : "");
-        if (x < d->min || x > d->max)
-            return co_fail(CO_ERR_INVALID, "parameter %s=%ld is out of range [%ld, %ld] (%s)",
-                           d->name, x, d->min, d->max, d->help);
+        if (errno == ERANGE || x < d->min || x > d->max) /* as typed: strtol clamps */
+            return co_fail(CO_ERR_INVALID, "parameter %s=%s is out of range [%ld, %ld] (%s)",
+                           d->name, o->value, d->min, d->max, d->help);
         if (d->pow2 && (x & (x - 1)))
             return co_fail(CO_ERR_INVALID, "parameter %s=%ld must be a power of two (%s)",
                            d->name, x, d->help);

@@ -74,7 +74,8 @@ co_status co_opt_real(const co_option *opts, size_t n, const char *name, double 
     if (!*v || *end || errno == ERANGE || !isfinite(x))
         return co_fail(CO_ERR_INVALID, "--%s must be a number, got '%s'", name, v);
     if (x < min || x > max)
-        return co_fail(CO_ERR_INVALID, "--%s=%s is out of range [%g, %g]", name, v, min, max);
+        return co_fail(CO_ERR_INVALID, "--%s=%s is out of range [%.15g, %.15g]", name, v, min,
+                       max); /* %.15g: integer bounds in full, 1048576 not 1.04858e+06 */
     *out = x;
     return CO_OK;
 }
