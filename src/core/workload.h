@@ -189,6 +189,9 @@ co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const
  * (a field of p->state); 64-byte aligned, freed with the problem. */
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
                            void **host);
+/* What stb's PNG writer takes for an image of `bytes` (its filtered rows and
+ * its deflate output, each about the image, and the deflate tables). */
+#define CO_PNG_WRITE_BYTES(bytes) (2 * (size_t)(bytes) + ((size_t)1 << 20))
 /* Allocate the declared arrays (the runner, after init and the memory check). */
 co_status co_problem_alloc(co_problem *p);
 /* Whether the problem fits: host memory (arrays, extras, the check's when
