@@ -2,6 +2,7 @@
  * a problem's host arrays. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,4 +192,26 @@ size_t co_parse_options(const char *text, char *store, size_t store_len, co_opti
         opts[n++] = (co_option){t, eq + 1};
     }
     return n;
+}
+
+co_status co_fail_log(co_status status, const char *log, const char *fmt, ...) {
+    char msg[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int used = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t n = used < 0 ? 0 : (size_t)used < sizeof msg ? (size_t)used : sizeof msg - 1;
+    const char *end = log ? log + strlen(log) : NULL;
+    while (end && end > log && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ')) end--;
+    if (end && end > log) {
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "\n  build log:");
+        /* snprintf counts what did not fit: past the end of msg, n ends the loop. */
+        for (const char *line = log; line < end && n < sizeof msg - 1;) {
+            const char *nl = memchr(line, '\n', (size_t)(end - line));
+            const int len = (int)((nl ? nl : end) - line);
+            n += (size_t)snprintf(msg + n, sizeof msg - n, "\n    %.*s", len, line);
+            line += len + 1;
+        }
+    }
+    return co_fail(status, "%s", msg);
 }
