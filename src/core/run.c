@@ -322,12 +322,38 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
     const double shared = device && dev->info.type == CO_DEVICE_CPU ? dev_total : 0;
     const double check = verify ? (double)p->host_check_bytes : 0;
     const double host = (double)p->host_bytes + (double)p->host_extra_bytes + check + shared;
+    char t[32], l[32];
+    if (device) { /* the device's own limits first: the most specific message */
+        for (size_t i = 0; i < p->narrays; i++) {
+            const co_array *x = &p->arrays[i];
+            if (dev->info.max_alloc_bytes && x->bytes > dev->info.max_alloc_bytes) {
+                human_bytes((double)x->bytes, t, sizeof t);
+                human_bytes((double)dev->info.max_alloc_bytes, l, sizeof l);
+                return co_fail(CO_ERR_LIMIT,
+                               "array %s needs %zu bytes (%s), over the device's maximum "
+                               "allocation %zu bytes (%s, max_alloc_bytes of %s)",
+                               x->name, x->bytes, t, dev->info.max_alloc_bytes, l, dev->info.spec);
+            }
+        }
+        if (dev->info.global_mem_bytes && dev_total > (double)dev->info.global_mem_bytes) {
+            char a[32], e[32];
+            human_bytes(dev_total, t, sizeof t);
+            human_bytes(arrays, a, sizeof a);
+            human_bytes((double)p->device_extra_bytes, e, sizeof e);
+            human_bytes((double)dev->info.global_mem_bytes, l, sizeof l);
+            return co_fail(CO_ERR_LIMIT,
+                           "%s needs %.0f bytes (%s) of device memory (arrays %s, scratch %s), "
+                           "more than the %zu bytes (%s) of %s",
+                           p->wl->name, dev_total, t, a, e, dev->info.global_mem_bytes, l,
+                           dev->info.spec);
+        }
+    }
     double limit;
     const char *source;
     co_status st = host_limit(&limit, &source);
     if (st) return st;
-    char t[32], l[32], parts[192];
     if (limit > 0 && host > limit) {
+        char parts[192];
         human_bytes(host, t, sizeof t);
         human_bytes(limit, l, sizeof l);
         const struct { const char *what; double bytes; } part[] = {
@@ -346,30 +372,6 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
                        "%s needs %.0f bytes (%s) of host memory (%s), over the %s the host "
                        "has free (%s)",
                        p->wl->name, host, t, parts, l, source);
-    }
-    if (!device) return CO_OK;
-    for (size_t i = 0; i < p->narrays; i++) {
-        const co_array *x = &p->arrays[i];
-        if (dev->info.max_alloc_bytes && x->bytes > dev->info.max_alloc_bytes) {
-            human_bytes((double)x->bytes, t, sizeof t);
-            human_bytes((double)dev->info.max_alloc_bytes, l, sizeof l);
-            return co_fail(CO_ERR_LIMIT,
-                           "array %s needs %zu bytes (%s), over the device's maximum "
-                           "allocation %zu bytes (%s, max_alloc_bytes of %s)",
-                           x->name, x->bytes, t, dev->info.max_alloc_bytes, l, dev->info.spec);
-        }
-    }
-    if (dev->info.global_mem_bytes && dev_total > (double)dev->info.global_mem_bytes) {
-        char a[32], e[32];
-        human_bytes(dev_total, t, sizeof t);
-        human_bytes(arrays, a, sizeof a);
-        human_bytes((double)p->device_extra_bytes, e, sizeof e);
-        human_bytes((double)dev->info.global_mem_bytes, l, sizeof l);
-        return co_fail(CO_ERR_LIMIT,
-                       "%s needs %.0f bytes (%s) of device memory (arrays %s, scratch %s), "
-                       "more than the %zu bytes (%s) of %s",
-                       p->wl->name, dev_total, t, a, e, dev->info.global_mem_bytes, l,
-                       dev->info.spec);
     }
     return CO_OK;
 }
