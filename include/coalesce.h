@@ -2,7 +2,16 @@
  * each result checked against a reference and each run timed.
  *
  * Public API. Every fallible call returns a co_status; on failure
- * co_last_error() holds one line saying what was wrong (thread-local).
+ * co_last_error() holds one line saying what was wrong (thread-local); a
+ * kernel that fails to build adds its log after that line ("  build log:",
+ * then the log's lines indented).
+ * Arguments: every function checks its own. A NULL context, a NULL output
+ * (unless marked optional), a NULL or empty name, an index past the end, a
+ * count > 0 with a NULL array: CO_ERR_INVALID, and co_last_error() names the
+ * function and the argument ("co_device_select: count is NULL"). Functions
+ * that return a size, a pointer or a bool answer 0, NULL or false instead,
+ * with co_last_error() set the same way (it is not cleared on success:
+ * where 0/NULL/false is also a valid answer, valid arguments tell them apart).
  * Ownership: whoever allocates provides the free (co_context_destroy,
  * co_result needs none: it holds no pointers to heap memory). */
 #ifndef COALESCE_H
@@ -30,7 +39,7 @@ typedef enum co_status {
     CO_ERR_IO           /* file input/output */
 } co_status;
 
-/* Short name of a status ("invalid", "limit", ...). */
+/* Short name of a status ("invalid", "limit", ...; "unknown" for others). */
 const char *co_status_name(co_status status);
 /* The message of the last failing call on this thread ("" if none). */
 const char *co_last_error(void);
@@ -66,14 +75,20 @@ typedef struct co_device_info {
 typedef struct co_context co_context;
 
 /* Probes every backend. Backends whose library or driver is missing are
- * recorded as unavailable (see co_backend_status), never an error. */
+ * recorded as unavailable (see co_backend_status), never an error.
+ * out NULL: CO_ERR_INVALID. */
 co_status co_context_create(co_context **out);
+/* NULL is a no-op. */
 void co_context_destroy(co_context *ctx);
 
+/* 0 if ctx is NULL. */
 size_t co_device_count(const co_context *ctx);
+/* NULL if ctx is NULL or index >= co_device_count. The info lives as long as ctx. */
 const co_device_info *co_device_get(const co_context *ctx, size_t index);
 
-/* Backends known to this build, available or not, with the reason if not. */
+/* Backends known to this build, available or not, with the reason if not.
+ * co_backend_count: 0 if ctx is NULL. co_backend_status: name, available
+ * and reason are required; the strings live as long as ctx. */
 size_t co_backend_count(const co_context *ctx);
 co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
                             bool *available, const char **reason);
@@ -81,28 +96,36 @@ co_status co_backend_status(const co_context *ctx, size_t index, const char **na
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
  * "opencl:gpu", "cuda", "cuda:N", "all", or a comma-separated list) to device
  * indices; a device named twice is selected once. Fails with CO_ERR_INVALID
- * for a malformed SPEC, CO_ERR_UNSUPPORTED for a well-formed one that names
- * no device here (an unavailable backend, "opencl:gpu" without one). */
+ * for a malformed SPEC or one that selects more than capacity (> 0) devices,
+ * CO_ERR_UNSUPPORTED for a well-formed one that names no device here (an
+ * unavailable backend, "opencl:gpu" without one). indices and count are
+ * required; *count is 0 on failure. */
 co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
                            size_t capacity, size_t *count);
 
 /* ---- workloads and variants ------------------------------------------- */
 
+/* Every query below answers NULL (false for co_variant_runs_on) for a NULL
+ * or unknown workload, an index past the end, a NULL or unknown backend,
+ * variant, device or ctx, with co_last_error() set. Strings are static. */
 size_t co_workload_count(void);
 const char *co_workload_name(size_t index);
 const char *co_workload_summary(size_t index);
 /* Variants of a workload; NULL past the end or for an unknown workload. */
 const char *co_variant_name(const char *workload, size_t index);
 const char *co_variant_summary(const char *workload, size_t index);
-/* Options a workload takes (sizes, modes), NULL past the end. */
+/* Options a workload takes (sizes, modes), NULL past the end. def and help
+ * are optional outputs (NULL: not wanted); *def is NULL for a required one. */
 const char *co_workload_option(const char *workload, size_t index, const char **def,
                                const char **help);
 /* The library a workload is compared with on a backend ("openblas" on
- * "c"/"omp", "clblast" on "opencl", "cublas" on "cuda"), or NULL. */
+ * "c"/"omp", "clblast" on "opencl", "cublas" on "cuda"), or NULL: none for
+ * that backend (co_last_error untouched) or bad arguments (set). */
 const char *co_workload_anchor(const char *workload, const char *backend);
 /* Option sets `bench` runs: ";"-separated, each "name=value name=value". */
 const char *co_workload_bench_sets(const char *workload, bool quick);
-/* Whether a variant runs on a device; if not, why (static string or ""). */
+/* Whether a variant runs on a device; if not, why (static string or "").
+ * why is optional. */
 bool co_variant_runs_on(const co_context *ctx, const char *workload, const char *variant,
                         size_t device, const char **why);
 /* The variant `run` picks on a device when none is given. */
@@ -116,7 +139,9 @@ typedef struct co_option {
 
 /* Split "NAME=V NAME=V" into options, copying the text into store (the
  * options point into it). Returns how many were found (at most cap);
- * words without '=' are skipped. */
+ * words without '=' are skipped. Returns 0 with co_last_error set for a NULL
+ * text or store, store_len 0, NULL opts with cap > 0, or a text that does not
+ * fit store (never a truncated parse). */
 size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
                         size_t cap);
 
@@ -175,7 +200,13 @@ typedef struct co_result {
 } co_result;
 
 /* Generate inputs from cfg->seed, run warm-up and repetitions, verify and
- * time. Returns CO_ERR_VERIFY (with *out filled) if a result is wrong. */
+ * time. Returns CO_ERR_VERIFY (with *out filled) if a result is wrong.
+ * ctx, cfg, out and cfg->workload are required; options and params may be
+ * NULL only with a count of 0, and each needs a non-empty name and a value.
+ * Before anything is allocated, all the run takes (arrays, the reference
+ * and checks when verifying, scratch, device copies) is held to the host's
+ * free memory (MemAvailable, else 90% of RAM; the environment variable
+ * COALESCE_MAX_HOST_BYTES lowers it) and the device's: CO_ERR_LIMIT. */
 co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
 
 /* ---- device ceilings ------------------------------------------------- */
@@ -220,7 +251,9 @@ co_status co_peak_cache_path(char *out, size_t len);
 /* ---- direct calls on caller data -------------------------------------- */
 
 /* C = A * B, row-major float32: A is m x k, B is k x n, C is m x n.
- * variant NULL picks the device's default. Host pointers in and out. */
+ * variant NULL picks the device's default. Host pointers in and out.
+ * CO_ERR_INVALID for a NULL ctx or matrix, m, n or k of 0, or sizes whose
+ * products overflow size_t (or exceed the gemm workload's limits). */
 co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
                    size_t k, const float *a, const float *b, float *c);
 

@@ -54,7 +54,7 @@ static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const c
 static void test_verify_fails(const co_workload *wl) {
     co_problem p = {.wl = wl};
     co_option opts[] = {{"m", "33"}, {"n", "17"}, {"k", "9"}};
-    if (wl->init(&p, opts, 3) != CO_OK) {
+    if (wl->init(&p, opts, 3) != CO_OK || co_problem_alloc(&p) != CO_OK) {
         check(false, "gemm init for the verification self-test");
         return;
     }

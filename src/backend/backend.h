@@ -123,6 +123,11 @@ co_device *co_context_device(const co_context *ctx, size_t index);
 /* Set the thread's error message (printf-style) and return status. */
 co_status co_fail(co_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* co_fail with a compiler's log after the one-line message: "  build log:"
+ * and the log's lines, indented, so that the first line says what failed. */
+co_status co_fail_log(co_status status, const char *log, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The cache directory ($COALESCE_CACHE_DIR, else $XDG_CACHE_HOME/coalesce,
  * else ~/.cache/coalesce; src/core/cache.c): the path of file `name` in it. */
 co_status co_cache_path(const char *name, char *out, size_t len);

@@ -39,6 +39,7 @@ co_status co_context_add_device(co_context *ctx, const co_backend *backend,
 }
 
 co_status co_context_create(co_context **out) {
+    if (!out) return co_fail(CO_ERR_INVALID, "co_context_create: out is NULL");
     *out = NULL;
     co_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return co_fail(CO_ERR_NOMEM, "out of host memory creating a context");
@@ -75,22 +76,48 @@ void co_context_destroy(co_context *ctx) {
     free(ctx);
 }
 
-size_t co_device_count(const co_context *ctx) { return ctx->ndevices; }
+size_t co_device_count(const co_context *ctx) {
+    if (!ctx) {
+        co_fail(CO_ERR_INVALID, "co_device_count: ctx is NULL");
+        return 0;
+    }
+    return ctx->ndevices;
+}
 
 const co_device_info *co_device_get(const co_context *ctx, size_t index) {
-    return index < ctx->ndevices ? &ctx->devices[index]->info : NULL;
+    if (!ctx) {
+        co_fail(CO_ERR_INVALID, "co_device_get: ctx is NULL");
+        return NULL;
+    }
+    if (index >= ctx->ndevices) {
+        co_fail(CO_ERR_INVALID, "co_device_get: index %zu is out of range (%zu devices)", index,
+                ctx->ndevices);
+        return NULL;
+    }
+    return &ctx->devices[index]->info;
 }
 
 co_device *co_context_device(const co_context *ctx, size_t index) {
-    return index < ctx->ndevices ? ctx->devices[index] : NULL;
+    return ctx && index < ctx->ndevices ? ctx->devices[index] : NULL;
 }
 
-size_t co_backend_count(const co_context *ctx) { return ctx->nbackends; }
+size_t co_backend_count(const co_context *ctx) {
+    if (!ctx) {
+        co_fail(CO_ERR_INVALID, "co_backend_count: ctx is NULL");
+        return 0;
+    }
+    return ctx->nbackends;
+}
 
 co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
                             bool *available, const char **reason) {
+    if (!ctx) return co_fail(CO_ERR_INVALID, "co_backend_status: ctx is NULL");
+    if (!name || !available || !reason)
+        return co_fail(CO_ERR_INVALID, "co_backend_status: %s is NULL",
+                       !name ? "name" : !available ? "available" : "reason");
     if (index >= ctx->nbackends)
-        return co_fail(CO_ERR_INVALID, "backend index %zu out of range", index);
+        return co_fail(CO_ERR_INVALID, "co_backend_status: index %zu is out of range (%zu backends)",
+                       index, ctx->nbackends);
     *name = ctx->backends[index].name;
     *available = ctx->backends[index].available;
     *reason = ctx->backends[index].reason;
@@ -187,8 +214,13 @@ unknown:
 
 co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
                            size_t capacity, size_t *count) {
+    if (!count) return co_fail(CO_ERR_INVALID, "co_device_select: count is NULL");
     *count = 0;
-    if (!spec || !*spec) return co_fail(CO_ERR_INVALID, "empty device spec");
+    if (!ctx) return co_fail(CO_ERR_INVALID, "co_device_select: ctx is NULL");
+    if (!indices) return co_fail(CO_ERR_INVALID, "co_device_select: indices is NULL");
+    if (!capacity) return co_fail(CO_ERR_INVALID, "co_device_select: capacity is 0");
+    if (!spec) return co_fail(CO_ERR_INVALID, "co_device_select: spec is NULL");
+    if (!*spec) return co_fail(CO_ERR_INVALID, "empty device spec");
     char buf[256];
     size_t len = strlen(spec);
     if (len >= sizeof buf)

@@ -1,4 +1,5 @@
 /* The list of workloads, and the public queries over workloads and variants. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/workload.h"
@@ -35,14 +36,55 @@ const co_variant *co_variant_find(const co_workload *wl, const char *name) {
 }
 
 size_t co_workload_count(void) { return NWORKLOADS; }
-const char *co_workload_name(size_t i) { return i < NWORKLOADS ? workloads[i]->name : NULL; }
+
+/* The public queries return NULL (or false) on bad arguments, with
+ * co_last_error naming the function and the argument. */
+static const co_workload *named(const char *fn, const char *workload) {
+    if (!workload) {
+        co_fail(CO_ERR_INVALID, "%s: workload is NULL", fn);
+        return NULL;
+    }
+    const co_workload *wl = co_workload_find(workload);
+    if (!wl) {
+        char names[256];
+        size_t used = 0;
+        names[0] = 0;
+        for (size_t i = 0; i < NWORKLOADS && used < sizeof names; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     workloads[i]->name);
+        co_fail(CO_ERR_INVALID, "%s: unknown workload '%s' (use %s)", fn, workload, names);
+    }
+    return wl;
+}
+
+/* Index i of n things, or NULL with the reason. */
+static bool in_range(const char *fn, size_t i, size_t n, const char *what) {
+    if (i < n) return true;
+    co_fail(CO_ERR_INVALID, "%s: index %zu is past the last of %zu %s", fn, i, n, what);
+    return false;
+}
+
+const char *co_workload_name(size_t i) {
+    return in_range("co_workload_name", i, NWORKLOADS, "workloads") ? workloads[i]->name : NULL;
+}
+
 const char *co_workload_summary(size_t i) {
-    return i < NWORKLOADS ? workloads[i]->summary : NULL;
+    return in_range("co_workload_summary", i, NWORKLOADS, "workloads") ? workloads[i]->summary
+                                                                        : NULL;
 }
 
 const char *co_variant_name(const char *workload, size_t index) {
-    const co_workload *wl = co_workload_find(workload);
-    return wl && index < wl->nvariants ? wl->variants[index].name : NULL;
+    const co_workload *wl = named("co_variant_name", workload);
+    return wl && in_range("co_variant_name", index, wl->nvariants, "variants")
+               ? wl->variants[index].name
+               : NULL;
+}
+
+const char *co_variant_summary(const char *workload, size_t index) {
+    const co_workload *wl = named("co_variant_summary", workload);
+    return wl && in_range("co_variant_summary", index, wl->nvariants, "variants")
+               ? wl->variants[index].summary
+               : NULL;
 }
 
 unsigned co_device_on(const co_device *dev) {
@@ -54,17 +96,32 @@ unsigned co_device_on(const co_device *dev) {
     return 0;
 }
 
+/* The device of an index, or NULL with the reason. */
+static const co_device *device_of(const char *fn, const co_context *ctx, size_t device) {
+    if (!ctx) {
+        co_fail(CO_ERR_INVALID, "%s: ctx is NULL", fn);
+        return NULL;
+    }
+    const co_device *dev = co_context_device(ctx, device);
+    if (!dev) co_fail(CO_ERR_INVALID, "%s: device index %zu is out of range (%zu devices)", fn,
+                      device, co_device_count(ctx));
+    return dev;
+}
+
 bool co_variant_runs_on(const co_context *ctx, const char *workload, const char *variant,
                         size_t device, const char **why) {
     static const char *const not_here = "it does not run on this backend";
-    const co_workload *wl = co_workload_find(workload);
-    const co_variant *v = wl ? co_variant_find(wl, variant) : NULL;
-    const co_device *dev = co_context_device(ctx, device);
-    if (why) *why = "";
-    if (!v || !dev) {
-        if (why) *why = "unknown workload, variant or device";
+    if (why) *why = "unknown workload, variant or device";
+    const co_workload *wl = named("co_variant_runs_on", workload);
+    const co_device *dev = wl ? device_of("co_variant_runs_on", ctx, device) : NULL;
+    if (!dev) return false;
+    const co_variant *v = co_variant_find(wl, variant);
+    if (!v) {
+        co_fail(CO_ERR_INVALID, "co_variant_runs_on: %s variant '%s' of %s",
+                variant ? "unknown" : "NULL", variant ? variant : "", wl->name);
         return false;
     }
+    if (why) *why = "";
     if (!(v->on & co_device_on(dev))) {
         if (why) *why = not_here;
         return false;
@@ -78,24 +135,21 @@ bool co_variant_runs_on(const co_context *ctx, const char *workload, const char 
 }
 
 const char *co_variant_default(const co_context *ctx, const char *workload, size_t device) {
-    const co_workload *wl = co_workload_find(workload);
-    const co_device *dev = co_context_device(ctx, device);
-    if (!wl || !dev) return NULL;
+    const co_workload *wl = named("co_variant_default", workload);
+    const co_device *dev = wl ? device_of("co_variant_default", ctx, device) : NULL;
+    if (!dev) return NULL;
     unsigned on = co_device_on(dev);
     for (unsigned b = 0; b < 4; b++)
         if (on == 1u << b) return wl->defaults[b];
+    co_fail(CO_ERR_UNSUPPORTED, "co_variant_default: no default variant of %s on %s", wl->name,
+            dev->info.spec);
     return NULL;
-}
-
-const char *co_variant_summary(const char *workload, size_t index) {
-    const co_workload *wl = co_workload_find(workload);
-    return wl && index < wl->nvariants ? wl->variants[index].summary : NULL;
 }
 
 const char *co_workload_option(const char *workload, size_t index, const char **def,
                                const char **help) {
-    const co_workload *wl = co_workload_find(workload);
-    if (!wl || index >= wl->noptions) return NULL;
+    const co_workload *wl = named("co_workload_option", workload);
+    if (!wl || !in_range("co_workload_option", index, wl->noptions, "options")) return NULL;
     if (def) *def = wl->options[index].def;
     if (help) *help = wl->options[index].help;
     return wl->options[index].name;
@@ -103,13 +157,16 @@ const char *co_workload_option(const char *workload, size_t index, const char **
 
 const char *co_workload_anchor(const char *workload, const char *backend) {
     static const char *const names[] = {"c", "omp", "opencl", "cuda"};
-    const co_workload *wl = co_workload_find(workload);
-    for (unsigned b = 0; wl && backend && b < 4; b++)
+    const co_workload *wl = named("co_workload_anchor", workload);
+    if (!wl) return NULL;
+    for (unsigned b = 0; backend && b < 4; b++)
         if (strcmp(names[b], backend) == 0) return wl->anchors[b];
+    co_fail(CO_ERR_INVALID, "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda)",
+            backend ? "unknown" : "NULL", backend ? backend : "");
     return NULL;
 }
 
 const char *co_workload_bench_sets(const char *workload, bool quick) {
-    const co_workload *wl = co_workload_find(workload);
+    const co_workload *wl = named("co_workload_bench_sets", workload);
     return wl ? (quick ? wl->quick_sets : wl->bench_sets) : NULL;
 }

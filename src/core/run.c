@@ -4,6 +4,7 @@
  * variants use to build and launch kernels within the device's limits. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +238,9 @@ static co_status resolve(co_context *ctx, const co_run_config *cfg, const co_wor
                        cfg->workload ? cfg->workload : "", names);
     }
     co_device *dev = co_context_device(ctx, cfg->device);
-    if (!dev) return co_fail(CO_ERR_INVALID, "device index %zu out of range", cfg->device);
+    if (!dev)
+        return co_fail(CO_ERR_INVALID, "device index %zu is out of range (%zu devices)",
+                       cfg->device, co_device_count(ctx));
     const char *vname = cfg->variant ? cfg->variant : co_variant_default(ctx, wl->name, cfg->device);
     const co_variant *var = co_variant_find(wl, vname);
     if (!var) {
@@ -280,31 +283,97 @@ static void human_bytes(double b, char *out, size_t len) {
     snprintf(out, len, "%.1f %s", b, units[u]);
 }
 
-/* Before allocating: does the problem fit the device's memory? */
-static co_status check_memory(const co_problem *p, const co_device *dev) {
-    double total = 0;
-    for (size_t i = 0; i < p->narrays; i++) {
-        const co_array *a = &p->arrays[i];
-        total += (double)a->bytes;
-        if (dev->info.max_alloc_bytes && a->bytes > dev->info.max_alloc_bytes) {
-            char need[32], have[32];
-            human_bytes((double)a->bytes, need, sizeof need);
-            human_bytes((double)dev->info.max_alloc_bytes, have, sizeof have);
+/* The host memory a run may take: MemAvailable (Linux), else 90% of the
+ * physical memory (with overcommit an allocation over it succeeds and the
+ * process is killed later). COALESCE_MAX_HOST_BYTES lowers it: shared
+ * machines, and the tests of this check. */
+static co_status host_limit(double *limit, const char **source) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *limit = pages > 0 && page > 0 ? 0.9 * (double)pages * (double)page : 0;
+    *source = "90% of the physical memory";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            *limit = (double)kb * 1024.0;
+            *source = "MemAvailable";
+        }
+    if (f) fclose(f);
+    const char *env = getenv("COALESCE_MAX_HOST_BYTES");
+    if (env && *env) {
+        char *end;
+        double cap = strspn(env, "0123456789") == strlen(env) ? strtod(env, &end) : -1;
+        if (!(cap > 0))
+            return co_fail(CO_ERR_INVALID,
+                           "COALESCE_MAX_HOST_BYTES='%s' must be a positive number of bytes", env);
+        if (!(*limit > 0) || cap < *limit) *limit = cap, *source = "COALESCE_MAX_HOST_BYTES";
+    }
+    return CO_OK;
+}
+
+/* Before allocating anything: does all a run takes fit the host's memory
+ * and the device's? One line naming the workload, the total, its parts
+ * and the limit. */
+co_status co_problem_check_memory(const co_problem *p, const co_device *dev, bool verify) {
+    const bool device = dev->backend->alloc != NULL;
+    double arrays = 0; /* on the device: every array has its copy there */
+    for (size_t i = 0; i < p->narrays; i++) arrays += (double)p->arrays[i].bytes;
+    const double dev_total = device ? arrays + (double)p->device_extra_bytes : 0;
+    /* A CPU device's memory is the host's. */
+    const double shared = device && dev->info.type == CO_DEVICE_CPU ? dev_total : 0;
+    const double check = verify ? (double)p->host_check_bytes : 0;
+    const double host = (double)p->host_bytes + (double)p->host_extra_bytes + check + shared;
+    char t[32], l[32];
+    if (device) { /* the device's own limits first: the most specific message */
+        for (size_t i = 0; i < p->narrays; i++) {
+            const co_array *x = &p->arrays[i];
+            if (dev->info.max_alloc_bytes && x->bytes > dev->info.max_alloc_bytes) {
+                human_bytes((double)x->bytes, t, sizeof t);
+                human_bytes((double)dev->info.max_alloc_bytes, l, sizeof l);
+                return co_fail(CO_ERR_LIMIT,
+                               "array %s needs %zu bytes (%s), over the device's maximum "
+                               "allocation %zu bytes (%s, max_alloc_bytes of %s)",
+                               x->name, x->bytes, t, dev->info.max_alloc_bytes, l, dev->info.spec);
+            }
+        }
+        if (dev->info.global_mem_bytes && dev_total > (double)dev->info.global_mem_bytes) {
+            char a[32], e[32];
+            human_bytes(dev_total, t, sizeof t);
+            human_bytes(arrays, a, sizeof a);
+            human_bytes((double)p->device_extra_bytes, e, sizeof e);
+            human_bytes((double)dev->info.global_mem_bytes, l, sizeof l);
             return co_fail(CO_ERR_LIMIT,
-                           "array %s needs %zu bytes (%s), over the device's maximum "
-                           "allocation %zu bytes (%s, max_alloc_bytes of %s)",
-                           a->name, a->bytes, need, dev->info.max_alloc_bytes, have,
+                           "%s needs %.0f bytes (%s) of device memory (arrays %s, scratch %s), "
+                           "more than the %zu bytes (%s) of %s",
+                           p->wl->name, dev_total, t, a, e, dev->info.global_mem_bytes, l,
                            dev->info.spec);
         }
     }
-    if (dev->info.global_mem_bytes && total > (double)dev->info.global_mem_bytes) {
-        char need[32], have[32];
-        human_bytes(total, need, sizeof need);
-        human_bytes((double)dev->info.global_mem_bytes, have, sizeof have);
+    double limit;
+    const char *source;
+    co_status st = host_limit(&limit, &source);
+    if (st) return st;
+    if (limit > 0 && host > limit) {
+        char parts[192];
+        human_bytes(host, t, sizeof t);
+        human_bytes(limit, l, sizeof l);
+        const struct { const char *what; double bytes; } part[] = {
+            {"arrays", (double)p->host_bytes}, {"reference and checks", check},
+            {"other buffers", (double)p->host_extra_bytes}, {"device copies", shared}};
+        size_t used = 0;
+        parts[0] = 0;
+        for (size_t i = 0; i < sizeof part / sizeof part[0] && used < sizeof parts; i++)
+            if (i == 0 || part[i].bytes > 0) {
+                char b[32];
+                human_bytes(part[i].bytes, b, sizeof b);
+                used += (size_t)snprintf(parts + used, sizeof parts - used, "%s%s %s",
+                                         i ? ", " : "", part[i].what, b);
+            }
         return co_fail(CO_ERR_LIMIT,
-                       "%s needs %.0f bytes (%s) of device memory, more than the %zu bytes "
-                       "(%s) of %s",
-                       p->wl->name, total, need, dev->info.global_mem_bytes, have, dev->info.spec);
+                       "%s needs %.0f bytes (%s) of host memory (%s), over the %s the host "
+                       "has free (%s)",
+                       p->wl->name, host, t, parts, l, source);
     }
     return CO_OK;
 }
@@ -328,7 +397,8 @@ static co_status prepare(const co_workload *wl, co_device *dev, const co_run_con
     memset(p, 0, sizeof *p);
     p->wl = wl;
     co_status st = wl->init(p, cfg->options, cfg->noptions);
-    if (!st && dev->backend->alloc) st = check_memory(p, dev);
+    if (!st) st = co_problem_check_memory(p, dev, cfg->verify);
+    if (!st) st = co_problem_alloc(p);
     for (size_t i = 0; !st && dev->backend->alloc && i < p->narrays; i++)
         st = dev->backend->alloc(dev, p->arrays[i].bytes, &p->arrays[i].buf);
     return st;
@@ -412,12 +482,39 @@ static void set_ceiling(co_context *ctx, size_t device, const co_workload *wl, c
     co_fail(CO_OK, "%s", msg);
 }
 
+/* Option or parameter arrays of a config: present when counted, each with
+ * a name and a value. */
+static co_status check_pairs(const char *fn, const char *what, const co_option *v, size_t n) {
+    if (n && !v) return co_fail(CO_ERR_INVALID, "%s: %s is NULL with n%s = %zu", fn, what, what, n);
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].name || !*v[i].name)
+            return co_fail(CO_ERR_INVALID, "%s: %s[%zu].name is %s", fn, what, i,
+                           v[i].name ? "empty" : "NULL");
+        if (!v[i].value)
+            return co_fail(CO_ERR_INVALID, "%s: %s[%zu].value (%s) is NULL", fn, what, i,
+                           v[i].name);
+    }
+    return CO_OK;
+}
+
+static co_status check_config(const char *fn, const co_context *ctx, const co_run_config *cfg) {
+    if (!ctx) return co_fail(CO_ERR_INVALID, "%s: ctx is NULL", fn);
+    if (!cfg) return co_fail(CO_ERR_INVALID, "%s: cfg is NULL", fn);
+    if (!cfg->workload) return co_fail(CO_ERR_INVALID, "%s: cfg->workload is NULL", fn);
+    co_status st = check_pairs(fn, "options", cfg->options, cfg->noptions);
+    if (!st) st = check_pairs(fn, "params", cfg->params, cfg->nparams);
+    return st;
+}
+
 co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
+    if (!out) return co_fail(CO_ERR_INVALID, "co_run: out is NULL");
     memset(out, 0, sizeof *out);
+    co_status st = check_config("co_run", ctx, cfg);
+    if (st) return st;
     const co_workload *wl;
     co_device *dev;
     const co_variant *var;
-    co_status st = resolve(ctx, cfg, &wl, &dev, &var);
+    st = resolve(ctx, cfg, &wl, &dev, &var);
     if (st) return st;
     co_job job = {.dev = dev, .var = var};
     memcpy(job.local, cfg->local, sizeof job.local);
@@ -498,15 +595,16 @@ done:
 /* Run a variant once on caller-provided inputs (copied in, in array order)
  * and copy the outputs back. No verification: the caller's data has no
  * reference here; the variants themselves are what the tests check. */
-static co_status call(co_context *ctx, size_t device, const char *workload, const char *variant,
-                      const co_option *opts, size_t nopts, const void *const *inputs,
-                      void *const *outputs) {
+static co_status call(const char *fn, co_context *ctx, size_t device, const char *workload,
+                      const char *variant, const co_option *opts, size_t nopts,
+                      const void *const *inputs, void *const *outputs) {
     co_run_config cfg = {.workload = workload, .variant = variant, .device = device,
                          .options = opts, .noptions = nopts};
     const co_workload *wl;
     co_device *dev;
     const co_variant *var;
-    co_status st = resolve(ctx, &cfg, &wl, &dev, &var);
+    co_status st = check_config(fn, ctx, &cfg);
+    if (!st) st = resolve(ctx, &cfg, &wl, &dev, &var);
     if (st) return st;
     co_job job = {.dev = dev, .var = var};
     st = resolve_params(&job, &cfg);
@@ -529,7 +627,20 @@ static co_status call(co_context *ctx, size_t device, const char *workload, cons
 
 co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
                    size_t k, const float *a, const float *b, float *c) {
-    if (!a || !b || !c) return co_fail(CO_ERR_INVALID, "co_sgemm: NULL matrix pointer");
+    if (!ctx) return co_fail(CO_ERR_INVALID, "co_sgemm: ctx is NULL");
+    if (!a || !b || !c)
+        return co_fail(CO_ERR_INVALID, "co_sgemm: matrix %s is NULL", !a ? "a" : !b ? "b" : "c");
+    if (!m || !n || !k)
+        return co_fail(CO_ERR_INVALID, "co_sgemm: %s is 0 (m, n and k must be at least 1)",
+                       !m ? "m" : !n ? "n" : "k");
+    /* Before the workload's own limits: their products must not wrap. */
+    const size_t dims[3][2] = {{m, k}, {k, n}, {m, n}};
+    static const char *const names[3] = {"m x k", "k x n", "m x n"};
+    for (int i = 0; i < 3; i++)
+        if (dims[i][0] > SIZE_MAX / sizeof(float) / dims[i][1])
+            return co_fail(CO_ERR_INVALID,
+                           "co_sgemm: %s = %zu x %zu floats overflows size_t (m=%zu n=%zu k=%zu)",
+                           names[i], dims[i][0], dims[i][1], m, n, k);
     char sm[32], sn[32], sk[32];
     snprintf(sm, sizeof sm, "%zu", m);
     snprintf(sn, sizeof sn, "%zu", n);
@@ -537,5 +648,5 @@ co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m
     co_option opts[] = {{"m", sm}, {"n", sn}, {"k", sk}};
     const void *inputs[] = {a, b};
     void *outputs[] = {c};
-    return call(ctx, device, "gemm", variant, opts, 3, inputs, outputs);
+    return call("co_sgemm", ctx, device, "gemm", variant, opts, 3, inputs, outputs);
 }

@@ -2,6 +2,8 @@
  * a problem's host arrays. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,25 +121,28 @@ co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
                            void **host) {
     if (p->narrays == CO_MAX_ARRAYS) return co_fail(CO_ERR_INVALID, "too many arrays");
-    /* Refuse what the machine cannot hold before allocating: with memory
-     * overcommit the allocation would succeed and the process die later. */
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-    if (ram > 0 && (double)(p->host_bytes + bytes) > 0.9 * ram)
-        return co_fail(CO_ERR_LIMIT,
-                       "%s needs %.0f bytes of host memory for its arrays, more than 90%% of "
-                       "the machine's %.0f bytes",
-                       p->wl ? p->wl->name : "the problem", (double)(p->host_bytes + bytes), ram);
-    /* 64-byte alignment: vector loads and cache lines on every host. */
-    size_t rounded = (bytes + 63) / 64 * 64;
-    void *mem = rounded ? aligned_alloc(64, rounded) : NULL;
-    if (!mem)
-        return co_fail(CO_ERR_NOMEM, "cannot allocate %zu bytes of host memory for %s", bytes,
-                       name);
+    if (bytes > SIZE_MAX / 2 - p->host_bytes) /* room for the rounding and the sums */
+        return co_fail(CO_ERR_LIMIT, "%s: array %s of %zu bytes is over any memory",
+                       p->wl ? p->wl->name : "the problem", name, bytes);
+    if (host) *host = NULL;
     p->host_bytes += bytes;
-    p->arrays[p->narrays++] = (co_array){.name = name, .host = mem, .bytes = bytes,
-                                         .output = output};
-    *host = mem;
+    p->arrays[p->narrays++] = (co_array){.name = name, .bytes = bytes, .output = output,
+                                         .bind = host};
+    return CO_OK;
+}
+
+co_status co_problem_alloc(co_problem *p) {
+    for (size_t i = 0; i < p->narrays; i++) {
+        co_array *a = &p->arrays[i];
+        if (a->host) continue;
+        /* 64-byte alignment: vector loads and cache lines on every host. */
+        size_t rounded = (a->bytes + 63) / 64 * 64;
+        a->host = aligned_alloc(64, rounded ? rounded : 64);
+        if (!a->host)
+            return co_fail(CO_ERR_NOMEM, "cannot allocate %zu bytes of host memory for %s",
+                           a->bytes, a->name);
+        if (a->bind) *a->bind = a->host;
+    }
     return CO_OK;
 }
 
@@ -165,7 +170,20 @@ void co_problem_rate(co_problem *p, const char *unit, double count) {
 
 size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
                         size_t cap) {
-    snprintf(store, store_len, "%s", text);
+    const char *bad = !text ? "text is NULL" : !store ? "store is NULL"
+                      : !store_len ? "store_len is 0" : !opts && cap ? "opts is NULL" : NULL;
+    if (bad) {
+        co_fail(CO_ERR_INVALID, "co_parse_options: %s", bad);
+        return 0;
+    }
+    /* A truncated copy would parse "m=1000" as "m=10": refuse it instead. */
+    const size_t len = strlen(text);
+    if (len >= store_len) {
+        co_fail(CO_ERR_INVALID, "co_parse_options: text is %zu bytes, store_len %zu holds %zu",
+                len, store_len, store_len - 1);
+        return 0;
+    }
+    memcpy(store, text, len + 1);
     size_t n = 0;
     for (char *save = NULL, *t = strtok_r(store, " ", &save); t && n < cap;
          t = strtok_r(NULL, " ", &save)) {
@@ -175,4 +193,26 @@ size_t co_parse_options(const char *text, char *store, size_t store_len, co_opti
         opts[n++] = (co_option){t, eq + 1};
     }
     return n;
+}
+
+co_status co_fail_log(co_status status, const char *log, const char *fmt, ...) {
+    char msg[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int used = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t n = used < 0 ? 0 : (size_t)used < sizeof msg ? (size_t)used : sizeof msg - 1;
+    const char *end = log ? log + strlen(log) : NULL;
+    while (end && end > log && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ')) end--;
+    if (end && end > log) {
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "\n  build log:");
+        /* snprintf counts what did not fit: past the end of msg, n ends the loop. */
+        for (const char *line = log; line < end && n < sizeof msg - 1;) {
+            const char *nl = memchr(line, '\n', (size_t)(end - line));
+            const int len = (int)((nl ? nl : end) - line);
+            n += (size_t)snprintf(msg + n, sizeof msg - n, "\n    %.*s", len, line);
+            line += len + 1;
+        }
+    }
+    return co_fail(status, "%s", msg);
 }

@@ -45,6 +45,7 @@ typedef struct co_array {
     bool output; /* poisoned before each run, downloaded after it */
     bool scratch; /* working memory of the variants: neither uploaded, downloaded nor checked */
     co_buf *buf; /* device copy while a device variant runs */
+    void **bind; /* the workload's pointer to host, set by co_problem_alloc */
 } co_array;
 
 typedef struct co_workload co_workload;
@@ -61,8 +62,14 @@ typedef struct co_problem {
     size_t nrates;
     struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
     size_t nsizes;
-    size_t host_bytes; /* of all arrays, checked against the machine's memory */
-    void *state;       /* the workload's own */
+    /* Memory, counted before anything is allocated (init only declares it;
+     * the runner checks the host's and the device's memory, then allocates):
+     * init sets the extras to the most its other buffers hold at once. */
+    size_t host_bytes;         /* of all arrays (co_problem_array adds them) */
+    size_t host_extra_bytes;   /* other host buffers of a run: input images, --output */
+    size_t host_check_bytes;   /* the reference's and verify's, counted when verifying */
+    size_t device_extra_bytes; /* what variants allocate on the device: scratch, images */
+    void *state;               /* the workload's own */
 } co_problem;
 
 typedef struct co_variant co_variant;
@@ -133,7 +140,9 @@ struct co_workload {
     const char *bench_sets;  /* ";"-separated option sets, e.g. "size=1024" */
     const char *quick_sets;
     const char *test_sets;   /* awkward sizes every variant is tested at */
-    /* Parse and check options, allocate host arrays, set the model and sizes. */
+    /* Parse and check options, declare host arrays and the other memory a
+     * run takes (co_problem: *_extra_bytes, host_check_bytes), set the model
+     * and sizes. The arrays are allocated after init: it must not touch them. */
     co_status (*init)(co_problem *p, const co_option *opts, size_t nopts);
     /* Random inputs from a seed (never zeros). */
     void (*fill)(co_problem *p, uint64_t seed);
@@ -175,9 +184,20 @@ co_status co_opt_int(const co_option *opts, size_t n, const char *name, int def,
 co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const char *choices,
                         int def, int *out);
 
-/* Add a host array to the problem (allocated here, freed by co_problem_free). */
+/* Declare a host array: *host (host may be NULL: p->arrays[i].host) is set
+ * by co_problem_alloc, after the memory check, so `host` must outlive init
+ * (a field of p->state); 64-byte aligned, freed with the problem. */
 co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
                            void **host);
+/* What stb's PNG writer takes for an image of `bytes` (its filtered rows and
+ * its deflate output, each about the image, and the deflate tables). */
+#define CO_PNG_WRITE_BYTES(bytes) (2 * (size_t)(bytes) + ((size_t)1 << 20))
+/* Allocate the declared arrays (the runner, after init and the memory check). */
+co_status co_problem_alloc(co_problem *p);
+/* Whether the problem fits: host memory (arrays, extras, the check's when
+ * verify, and the device copies on a CPU device) against what the host has
+ * free, and device memory (arrays and scratch) against the device's. */
+co_status co_problem_check_memory(const co_problem *p, const co_device *dev, bool verify);
 void co_problem_size(co_problem *p, const char *name, size_t value);
 /* A size that is not an integer (a box width, a mode): reported as given. */
 void co_problem_text(co_problem *p, const char *name, const char *value);

@@ -115,6 +115,12 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     st = co_problem_array(p, "in", s->elems * esize, false, &s->in);
     if (!st) st = co_problem_array(p, "out", s->elems * esize, true, &s->out);
     if (st) return st;
+    /* Counted with the arrays: the reference's two planes in double, the
+     * decoded --input and the --output image; on the device the two-pass
+     * variants' sums (tmp) and the image variant's copy of the input. */
+    p->host_check_bytes = 2 * s->elems * sizeof(double);
+    p->host_extra_bytes = (input ? s->elems : 0) + s->elems + CO_PNG_WRITE_BYTES(s->elems);
+    p->device_extra_bytes = s->elems * 4 + (size_t)s->w * s->h * 4;
     co_problem_size(p, "width", (size_t)s->w);
     co_problem_size(p, "height", (size_t)s->h);
     co_problem_size(p, "radius", (size_t)s->radius);

@@ -229,6 +229,11 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_problem_array(p, "sorted", i1, false, (void **)&s->grid.sorted);
     if (!st) st = co_problem_array(p, "grid", total * sizeof(int), false, (void **)&s->grid.start);
     if (st) return st;
+    /* Counted with the arrays: the f64 reference (4n) and the working set of
+     * a host simulation in double (collider_ref.c: state 4n, props 2n, 7n
+     * more, the grid), the deviations (n); a --frames picture. */
+    p->host_check_bytes = 18 * n * sizeof(double) + (3 * n + cells + 1) * sizeof(int);
+    p->host_extra_bytes = s->frames ? (3 << 20) + CO_PNG_WRITE_BYTES(3 << 20) : 0;
     for (size_t i = A_TMP; i < p->narrays; i++) p->arrays[i].scratch = true;
     co_problem_size(p, "balls", n);
     co_problem_size(p, "steps", (size_t)c->steps);

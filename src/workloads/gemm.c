@@ -58,6 +58,12 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
     p->state = s;
     s->m = m, s->n = n, s->k = k;
+    /* The reference's rows and columns, counted before anything is allocated. */
+    s->sampled = (double)m * n * k > (double)FULL_CHECK_MAX;
+    s->nrows = s->sampled ? (m < SAMPLES ? m : SAMPLES) : m;
+    s->ncols = s->sampled ? (n < SAMPLES ? n : SAMPLES) : 0;
+    p->host_check_bytes = (s->nrows * n + s->ncols * m) * 2 * sizeof(double) +
+                          (s->nrows + s->ncols + 2) * sizeof(size_t);
     st = co_problem_array(p, "A", m * k * sizeof(float), false, (void **)&s->a);
     if (!st) st = co_problem_array(p, "B", k * n * sizeof(float), false, (void **)&s->b);
     if (!st) st = co_problem_array(p, "C", m * n * sizeof(float), true, (void **)&s->c);
@@ -107,9 +113,6 @@ static void ref_col(const gemm_state *s, size_t j, double *out, double *mag) {
 
 static co_status reference(co_problem *p) {
     gemm_state *s = p->state;
-    s->sampled = (double)s->m * s->n * s->k > (double)FULL_CHECK_MAX;
-    s->nrows = s->sampled ? (s->m < SAMPLES ? s->m : SAMPLES) : s->m;
-    s->ncols = s->sampled ? (s->n < SAMPLES ? s->n : SAMPLES) : 0;
     size_t count = s->nrows * s->n + s->ncols * s->m;
     free(s->ref), free(s->mag), free(s->rows), free(s->cols);
     s->ref = malloc(count * sizeof *s->ref);

@@ -77,6 +77,8 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     st = co_problem_array(p, "rgba", 4 * px, false, (void **)&s->rgba);
     if (!st) st = co_problem_array(p, "gray", px, true, (void **)&s->gray);
     if (st) return st;
+    /* Counted with the arrays: the decoded --input, the --output encoder. */
+    p->host_extra_bytes = (input ? 4 * px : 0) + (output ? CO_PNG_WRITE_BYTES(px) : 0);
     co_problem_size(p, "width", s->width);
     co_problem_size(p, "height", s->height);
     p->flops = 5.0 * (double)px;

@@ -127,6 +127,10 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_problem_array(p, "world", s->words * s->rsize, true, &s->world);
     if (!st) st = co_problem_array(p, "image", frames * pixels * 4, true, (void **)&s->image);
     if (st) return st;
+    /* Counted with the arrays: the reference fill() always makes (make_reference:
+     * its images, world and double scene, the float-vs-double frame) and the PNG. */
+    p->host_extra_bytes = (frames + 1) * pixels * 4 + s->words * (s->rsize + 2 * sizeof(double)) +
+                          CO_PNG_WRITE_BYTES(pixels * 4);
     co_problem_size(p, "width", width);
     co_problem_size(p, "height", height);
     co_problem_size(p, "spheres", (size_t)spheres);

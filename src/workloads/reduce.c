@@ -54,12 +54,10 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_problem_array(p, "sum", sizeof(float), true, (void **)&s->sum);
     const size_t part0 = (n + MIN_PER_GROUP - 1) / MIN_PER_GROUP;
     const size_t part1 = (part0 + MIN_PER_GROUP - 1) / MIN_PER_GROUP;
-    void *unused, *ticket;
-    if (!st) st = co_problem_array(p, "partials", part0 * sizeof(float), false, &unused);
-    if (!st) st = co_problem_array(p, "partials2", part1 * sizeof(float), false, &unused);
-    if (!st) st = co_problem_array(p, "ticket", sizeof(uint32_t), false, &ticket);
+    if (!st) st = co_problem_array(p, "partials", part0 * sizeof(float), false, NULL);
+    if (!st) st = co_problem_array(p, "partials2", part1 * sizeof(float), false, NULL);
+    if (!st) st = co_problem_array(p, "ticket", sizeof(uint32_t), false, NULL);
     if (st) return st;
-    memset(ticket, 0, sizeof(uint32_t));
     p->arrays[REDUCE_PART0].scratch = p->arrays[REDUCE_PART1].scratch = true;
     co_problem_size(p, "n", n);
     p->flops = (double)n;
@@ -71,6 +69,7 @@ static void fill(co_problem *p, uint64_t seed) {
     reduce_state *s = p->state;
     co_rng r = {seed};
     for (size_t i = 0; i < s->n; i++) s->x[i] = co_rng_float(&r, -1.0f, 1.0f);
+    memset(p->arrays[REDUCE_TICKET].host, 0, sizeof(uint32_t));
 }
 
 static co_status reference(co_problem *p) {

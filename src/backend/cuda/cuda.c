@@ -568,8 +568,9 @@ static co_status nvrtc_compile(const char *name, const char *source, const char 
             NVRTC(GetProgramLog, (prog, log));
         int major = 0, minor = 0;
         nv.Version(&major, &minor);
-        st = co_fail(CO_ERR_BUILD, "kernel %s.cl failed to build (NVRTC %d.%d, %s) with '%s':\n%s",
-                     name, major, minor, arch, defines, log ? log : nv.GetErrorString(r));
+        st = co_fail_log(CO_ERR_BUILD, log ? log : nv.GetErrorString(r),
+                         "kernel %s.cl failed to build (NVRTC %d.%d, %s) with '%s'", name, major,
+                         minor, arch, defines);
         free(log);
         goto done;
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/opencl/opencl_access.h"
 
@@ -265,6 +266,38 @@ static void pinned_free(co_device *dev, co_pinned *p) {
     free(p);
 }
 
+/* What the driver writes to stderr while it builds (PoCL's clang prints
+ * "1 error generated." there) is caught in a temporary file, so that it
+ * follows coalesce's own line as part of the build log. */
+typedef struct stderr_catch {
+    int saved; /* the real stderr, -1 if nothing is caught */
+    FILE *file;
+} stderr_catch;
+
+static stderr_catch catch_stderr(void) {
+    stderr_catch c = {.saved = -1, .file = tmpfile()};
+    fflush(stderr);
+    if (c.file && (c.saved = dup(STDERR_FILENO)) >= 0 &&
+        dup2(fileno(c.file), STDERR_FILENO) < 0) {
+        close(c.saved);
+        c.saved = -1;
+    }
+    return c;
+}
+
+/* Restore stderr; what was caught (at most len - 1 bytes) into text. */
+static void release_stderr(stderr_catch *c, char *text, size_t len) {
+    text[0] = 0;
+    if (c->saved >= 0) {
+        fflush(stderr);
+        dup2(c->saved, STDERR_FILENO);
+        close(c->saved);
+        rewind(c->file);
+        text[fread(text, 1, len - 1, c->file)] = 0;
+    }
+    if (c->file) fclose(c->file);
+}
+
 static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
                        co_program **out) {
     cl_device_state *st = dev->impl;
@@ -279,13 +312,21 @@ static co_status build(co_device *dev, const char *name, const char *source, con
     const bool strict = defines && strstr(defines, "-DCO_FP_STRICT");
     snprintf(options, sizeof options, "-cl-std=CL1.2%s %s",
              strict ? " -cl-fp32-correctly-rounded-divide-sqrt" : "", defines ? defines : "");
+    stderr_catch caught = catch_stderr();
     err = clBuildProgram(program, 1, &st->id, options, NULL, NULL);
+    char driver[2048];
+    release_stderr(&caught, driver, sizeof driver);
+    if (err == CL_SUCCESS) fputs(driver, stderr); /* a successful build's warnings, as they were */
     if (err != CL_SUCCESS) {
         char log[12288] = "";
         clGetProgramBuildInfo(program, st->id, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
         clReleaseProgram(program);
-        return co_fail(CO_ERR_BUILD, "kernel %s.cl failed to build (%s) with '%s':\n%s", name,
-                       co_opencl_error_name(err), options, log);
+        const size_t used = strlen(log);
+        if (*driver && used + 1 < sizeof log)
+            snprintf(log + used, sizeof log - used, "%s%s",
+                     used && log[used - 1] != '\n' ? "\n" : "", driver);
+        return co_fail_log(CO_ERR_BUILD, log, "kernel %s.cl failed to build (%s) with '%s'", name,
+                           co_opencl_error_name(err), options);
     }
     co_program *p = calloc(1, sizeof *p);
     if (!p) {
