@@ -201,8 +201,8 @@ fi
 # peak: positive, plausible ceilings on every kind of device, kept in the
 # cache file; a corrupt file is measured again and rewritten; run reports
 # its fraction of the matching ceiling.
-expect 2 "peak takes only --device SPEC and --json" peak gemm
-expect 2 "peak takes only --device SPEC and --json" peak --size 4
+expect 2 "peak takes only --device SPEC" peak gemm
+expect 2 "peak takes only --device SPEC" peak --size 4
 expect 2 "unknown device 'gpu9'" peak --device gpu9
 peak_devices="c omp"
 [ $has_opencl = 1 ] && peak_devices="c omp opencl"

@@ -940,12 +940,12 @@ static bool cache_store(const co_device *dev, const co_peak *p, char *err, size_
     fprintf(f, "%s{\"key\": \"%s\", \"device\": \"%s\", \"device_name\": \"%s\", "
             "\"measured\": %lld, \"measured_at\": \"%s\"",
             k.kept ? ",\n" : "", key, dev->info.spec, name, p->measured, date);
-    for (size_t i = 0; i < NFIELDS; i++) fprintf(f, ", \"%s\": %.6g", fields[i].name, *at((void *)p, &fields[i]));
+    for (size_t i = 0; i < NFIELDS; i++) fprintf(f, ", \"%s\": %.10g", fields[i].name, *at((void *)p, &fields[i]));
     fprintf(f, ", \"levels\": %zu", p->nlevels);
     for (size_t l = 0; l < p->nlevels; l++) {
         fprintf(f, ", \"level%zu_name\": \"%s\"", l, p->levels[l].name);
         for (size_t i = 0; i < NLEVEL_FIELDS; i++)
-            fprintf(f, ", \"level%zu_%s\": %.6g", l, level_fields[i].name,
+            fprintf(f, ", \"level%zu_%s\": %.10g", l, level_fields[i].name,
                     *at((void *)&p->levels[l], &level_fields[i]));
     }
     fputs("}\n]}\n", f);
