@@ -397,7 +397,8 @@ static void mib_text(char *out, size_t len, double bytes) {
 
 /* Why a fraction is over 1.05, as far as the ceilings can tell: a working
  * set near or below the sizes its level was measured on sits partly in a
- * faster one; else the ceiling itself was low (a busy machine). */
+ * faster one (L1 below the smallest level measured); else the ceiling
+ * itself was low (a busy machine). */
 static void over_note(const co_peak *peak, const co_peak_level *lv, double bytes, bool copy,
                       co_result *r) {
     char ws[24], other[24];
@@ -409,7 +410,7 @@ static void over_note(const co_peak *peak, const co_peak_level *lv, double bytes
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "working set %s is within 2x of the %s (%s): part of it stays there", ws,
                  peak->levels[i - 1].name, other);
-    } else if (lv && bytes < measured) {
+    } else if (lv && i == 0 && lv->fits_bytes > 0 && bytes < measured) {
         mib_text(other, sizeof other, measured);
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
                  "working set %s, below the %s ceiling's %s: it fits a faster cache (L1)", ws,
