@@ -173,7 +173,7 @@ typedef struct co_result {
     char ceiling_level[8];     /* "L2", "LLC", "DRAM"; "" for FMA */
     double ceiling_spread;     /* relative spread of its repetitions, (max - min) / median */
     long long ceiling_measured; /* when it was measured, seconds since 1970 (UTC) */
-    char ceiling_note[128];    /* why fraction is over 1.05, where it is; else "" */
+    char ceiling_note[160];    /* why fraction is over 1.05, where it is; else "" */
     double fraction;           /* gbps or gflops / ceiling, 0 if n/a */
 } co_result;
 
@@ -188,8 +188,9 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
  * working set can sit in, FMA throughput (2 operations per fused
  * multiply-add), the round trip of an empty kernel, and host<->device
  * transfers. A figure of 0 is "does not apply" (no float64, no transfers on
- * the host devices). Each is the median of several repetitions; *_spread is
- * their (max - min) / median. */
+ * the host devices). Each is the fastest of several repetitions (what the
+ * device does at best: a busy machine slows runs down, never speeds one
+ * up); *_spread is their (max - min) / median. */
 #define CO_PEAK_MAX_LEVELS 4
 
 /* The streaming bandwidth of a working set that fits one level: a cache

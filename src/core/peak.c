@@ -11,8 +11,9 @@
  * devices run kernels/peak.cl: float4 loops, an FMA kernel with eight
  * independent accumulators per work-item, an empty kernel for the launch
  * round trip, and timed uploads and downloads from pageable and (where the
- * backend has it) page-locked host memory. Every figure is the median of
- * several repetitions, kept with their spread.
+ * backend has it) page-locked host memory. Every figure is the fastest of
+ * several repetitions (a ceiling: what the device does at best, and a busy
+ * machine slows some runs, never speeds one up), kept with their spread.
  *
  * The figures are kept in the device (for this context) and in a cache
  * file, one JSON line per device keyed by backend, platform, device name,
@@ -51,15 +52,17 @@
 /* One timed run of something: its milliseconds. */
 typedef co_status (*timed_fn)(void *arg, double *ms);
 
-/* The runs of a figure: median, fastest and slowest milliseconds. */
+/* The runs of a figure: the fastest (the figure: what the device does at
+ * best, least disturbed by whatever else runs), the median and the slowest
+ * milliseconds. */
 typedef struct timing {
-    double ms, min, max;
+    double ms, med, max;
 } timing;
 
-/* The median of REPS runs after an untimed warm-up; runs slower than the
- * budget allows stop at 3, and a first run that long is its own warm-up
- * (slow hosts, unoptimized builds). */
-static co_status median_ms(timed_fn fn, void *arg, timing *out) {
+/* REPS runs after an untimed warm-up; runs slower than the budget allows
+ * stop at 3, and a first run that long is its own warm-up (slow hosts,
+ * unoptimized builds). */
+static co_status best_ms(timed_fn fn, void *arg, timing *out) {
     double t[REPS], spent = 0;
     int n = 0;
     co_status st = fn(arg, &t[0]);
@@ -69,18 +72,18 @@ static co_status median_ms(timed_fn fn, void *arg, timing *out) {
         spent += t[n++];
     }
     if (st) return st;
-    out->min = out->max = t[0];
+    out->ms = out->max = t[0];
     for (int i = 1; i < n; i++) {
-        out->min = t[i] < out->min ? t[i] : out->min;
+        out->ms = t[i] < out->ms ? t[i] : out->ms;
         out->max = t[i] > out->max ? t[i] : out->max;
     }
-    out->ms = co_median(t, (size_t)n);
+    out->med = co_median(t, (size_t)n);
     return CO_OK;
 }
 
 /* A loop of *iters trips (FMA trips, passes over a cached buffer): *iters
  * grows until one run takes target_ms (so clocks and timers settle and the
- * launch cost vanishes), then the median. */
+ * launch cost vanishes), then the fastest of several. */
 static co_status calibrated_ms(timed_fn fn, void *arg, long *iters, double target_ms,
                                timing *out) {
     double t = 0;
@@ -90,7 +93,7 @@ static co_status calibrated_ms(timed_fn fn, void *arg, long *iters, double targe
         if (t >= target_ms || *iters >= (1L << 30)) break;
         *iters *= t > 0 && target_ms / t < 16 ? 2 : 8;
     }
-    return median_ms(fn, arg, out);
+    return best_ms(fn, arg, out);
 }
 
 /* Bytes or operations in ms milliseconds, in 1e9 per second (0: no time). */
@@ -99,9 +102,9 @@ static double rate(double amount, double ms) { return ms > 0 ? amount / (ms * 1e
 /* The relative spread, (max - min) / median, of a rate over these runs, and
  * of the times themselves (launch latency). */
 static double rate_spread(const timing *t) {
-    return t->min > 0 && t->max > 0 ? t->ms / t->min - t->ms / t->max : 0;
+    return t->ms > 0 && t->max > 0 ? t->med / t->ms - t->med / t->max : 0;
 }
-static double time_spread(const timing *t) { return t->ms > 0 ? (t->max - t->min) / t->ms : 0; }
+static double time_spread(const timing *t) { return t->med > 0 ? (t->max - t->ms) / t->med : 0; }
 
 /* ---- the levels ----------------------------------------------------------- */
 
@@ -403,7 +406,7 @@ static co_status host_level(host_bench *h, co_peak_level *lv) {
     /* DRAM: one pass a run (and the write pass first: it touches every
      * page, each thread its own part); caches: as many as LEVEL_MS takes. */
     if (lv->fits_bytes > 0) st = calibrated_ms(host_write, h, &h->reps, LEVEL_MS, &t);
-    else st = median_ms(host_write, h, &t);
+    else st = best_ms(host_write, h, &t);
     if (st) return st;
     lv->write_gbps = rate(bytes * (double)h->reps, t.ms);
     lv->write_spread = rate_spread(&t);
@@ -412,13 +415,13 @@ static co_status host_level(host_bench *h, co_peak_level *lv) {
     if ((st = host_copy(h, &ms))) return st;
     h->reps = 1;
     if (lv->fits_bytes > 0) st = calibrated_ms(host_read, h, &h->reps, LEVEL_MS, &t);
-    else st = median_ms(host_read, h, &t);
+    else st = best_ms(host_read, h, &t);
     if (st) return st;
     lv->read_gbps = rate(bytes * (double)h->reps, t.ms);
     lv->read_spread = rate_spread(&t);
     h->reps = reps < 2 ? 1 : reps / 2; /* a copy moves twice the bytes of a write */
     if (lv->fits_bytes > 0) st = calibrated_ms(host_copy, h, &h->reps, LEVEL_MS, &t);
-    else st = median_ms(host_copy, h, &t);
+    else st = best_ms(host_copy, h, &t);
     if (st) return st;
     lv->copy_gbps = rate(2.0 * bytes * (double)h->reps, t.ms);
     lv->copy_spread = rate_spread(&t);
@@ -451,7 +454,7 @@ static co_status measure_host(co_device *dev, co_peak *p) {
     if ((st = calibrated_ms(host_fma64_run, &h, &h.iters, 10, &t))) goto done;
     p->fma64_gflops = rate(flops_per_iter / 2 * (double)h.iters, t.ms);
     p->fma64_spread = rate_spread(&t);
-    if (h.par && !(st = median_ms(host_region, &h, &t))) {
+    if (h.par && !(st = best_ms(host_region, &h, &t))) {
         p->launch_us = t.ms * 1e3;
         p->launch_spread = time_spread(&t);
     }
@@ -545,7 +548,7 @@ static co_status run_kernel(dev_bench *d, const co_peak_level *lv, const char *e
     d->iters = 1;
     timing t;
     st = lv->fits_bytes > 0 ? calibrated_ms(dev_stream_run, d, &d->iters, gpu ? 1.0 : LEVEL_MS, &t)
-                            : median_ms(dev_stream_run, d, &t);
+                            : best_ms(dev_stream_run, d, &t);
     if (st) return st;
     *gbps = rate(amount * (double)d->iters, t.ms);
     *spread = rate_spread(&t);
@@ -588,11 +591,11 @@ static co_status dev_transfers(dev_bench *d, void *host, size_t bytes, double *h
     memset(host, 0x3c, bytes); /* touch every page before timing */
     timing t;
     d->down = false;
-    co_status st = median_ms(dev_transfer, d, &t);
+    co_status st = best_ms(dev_transfer, d, &t);
     if (st) return st;
     *h2d = rate((double)bytes, t.ms);
     d->down = true;
-    if ((st = median_ms(dev_transfer, d, &t))) return st;
+    if ((st = best_ms(dev_transfer, d, &t))) return st;
     *d2h = rate((double)bytes, t.ms);
     return CO_OK;
 }
@@ -646,7 +649,7 @@ static co_status measure_device(co_device *dev, co_peak *p) {
     memcpy(d.args, empty, sizeof empty);
     d.nargs = 1;
     timing t;
-    if ((st = median_ms(dev_empty, &d, &t))) goto done;
+    if ((st = best_ms(dev_empty, &d, &t))) goto done;
     p->launch_us = t.ms * 1e3;
     p->launch_spread = time_spread(&t);
 

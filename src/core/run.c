@@ -417,8 +417,8 @@ static void over_note(const co_peak *peak, const co_peak_level *lv, double bytes
                  lv->name, other);
     } else {
         snprintf(r->ceiling_note, sizeof r->ceiling_note,
-                 "over the ceiling (±%.0f%% over its repetitions): it was measured low, on a "
-                 "busy machine? 'coalesce peak --force' measures it again",
+                 "over the ceiling (±%.0f%% in its runs): measured on a busy machine? "
+                 "'coalesce peak --force' measures it again",
                  50 * r->ceiling_spread);
     }
 }
