@@ -192,10 +192,15 @@ typedef struct co_result {
     } rates[3];
     size_t nrates;
     /* The device's measured ceiling the workload is held to (co_peak):
-     * copy or read bandwidth for memory-bound workloads, FMA throughput for
+     * copy or read bandwidth for memory-bound workloads, of the memory level
+     * the working set (`bytes`) fits in (co_peak_level), FMA throughput for
      * compute-bound ones; 0 and "" if none could be had. */
     double ceiling;            /* GB/s or GFLOP/s */
-    char ceiling_name[32];     /* "copy", "read", "fma32" */
+    char ceiling_name[32];     /* "copy (LLC)", "read (DRAM)", "fma32" */
+    char ceiling_level[8];     /* "L2", "LLC", "DRAM"; "" for FMA */
+    double ceiling_spread;     /* relative spread of its repetitions, (max - min) / median */
+    long long ceiling_measured; /* when it was measured, seconds since 1970 (UTC) */
+    char ceiling_note[160];    /* why fraction is over 1.05, where it is; else "" */
     double fraction;           /* gbps or gflops / ceiling, 0 if n/a */
 } co_result;
 
@@ -212,14 +217,31 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
 /* ---- device ceilings ------------------------------------------------- */
 
 /* What a device can do at best, measured by micro-benchmarks: streaming
- * bandwidth (copy counts the bytes read and written), FMA throughput (2
- * operations per fused multiply-add), the round trip of an empty kernel,
- * and host<->device transfers. A figure of 0 is "does not apply" (no
- * float64, no transfers on the host devices). Each is the median of
- * several repetitions. */
+ * bandwidth (copy counts the bytes read and written) of each memory level a
+ * working set can sit in, FMA throughput (2 operations per fused
+ * multiply-add), the round trip of an empty kernel, and host<->device
+ * transfers. A figure of 0 is "does not apply" (no float64, no transfers on
+ * the host devices). Each is the fastest of several repetitions (what the
+ * device does at best: a busy machine slows runs down, never speeds one
+ * up); *_spread is their (max - min) / median. */
+#define CO_PEAK_MAX_LEVELS 4
+
+/* The streaming bandwidth of a working set that fits one level: a cache
+ * (L2 per core on hosts and OpenCL CPU devices, "LLC" the last-level cache,
+ * "L2" on GPUs) or the device's memory ("DRAM"). A result is held to the
+ * first level (smallest first) whose fits_bytes its bytes do not exceed. */
+typedef struct co_peak_level {
+    char name[8];           /* "L2", "LLC", "DRAM" */
+    double fits_bytes;      /* the level's capacity for the measured threads; 0: any size (DRAM) */
+    double buffer_bytes;    /* per buffer measured (copy: two of them) */
+    double copy_gbps, read_gbps, write_gbps;
+    double copy_spread, read_spread, write_spread;
+} co_peak_level;
+
 typedef struct co_peak {
     char device[32];        /* spec */
     char device_name[128];
+    /* The memory level (DRAM, the last of levels): */
     double copy_gbps;       /* 1e9 bytes/s */
     double read_gbps;
     double write_gbps;
@@ -228,22 +250,40 @@ typedef struct co_peak {
     double launch_us;       /* empty kernel, launched and waited for (omp: a parallel region) */
     double h2d_gbps, d2h_gbps;               /* pageable host memory */
     double h2d_pinned_gbps, d2h_pinned_gbps; /* page-locked host memory */
-    double buffer_bytes;    /* of each bandwidth buffer */
+    double buffer_bytes;    /* of each DRAM bandwidth buffer */
     double measure_ms;      /* how long the measurement took */
+    double fma32_spread, fma64_spread, launch_spread;
+    co_peak_level levels[CO_PEAK_MAX_LEVELS]; /* smallest first, DRAM last */
+    size_t nlevels;
+    long long measured;     /* when, seconds since 1970 (UTC) */
     bool cached;            /* kept from an earlier measurement, not measured by this call */
+    /* co_peak_measure only: */
+    bool kept_older;        /* this measurement came out much lower (< 0.8x) than the kept
+                               figures, which are returned instead (note says which) */
+    bool stored;            /* the cache file holds these figures */
+    char note[256];         /* kept_older: one line saying what and why; else "" */
+    char store_error[256];  /* !stored: why the cache file could not be written */
 } co_peak;
 
-/* Measure a device's ceilings now (a second or two) and keep them: in the
- * context, and in the cache file (co_peak_cache_path), keyed by backend,
+/* Measure a device's ceilings now (a few seconds at most) and keep them: in
+ * the context, and in the cache file (co_peak_cache_path), keyed by backend,
  * device name, driver version and the host's name, so another machine or
- * driver measures again. A cache that cannot be written
- * is not an error: the figures are still returned. */
+ * driver measures again. Kept figures are never replaced by much lower ones
+ * (a busy machine): then the kept ones are returned, kept_older set and
+ * note filled; co_peak_measure_flags with CO_PEAK_FORCE replaces them. A
+ * cache that cannot be written is not an error: the figures are still
+ * returned, with stored false and store_error saying why. */
 co_status co_peak_measure(co_context *ctx, size_t device, co_peak *out);
+enum { CO_PEAK_FORCE = 1 };
+co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, co_peak *out);
 /* The kept ceilings of a device (this context, else the cache file), or
  * measured now when none are kept. */
 co_status co_peak_get(co_context *ctx, size_t device, co_peak *out);
-/* Whether ceilings are kept for the device, so co_peak_get measures nothing. */
+/* Whether ceilings are kept for the device, so co_peak_get measures nothing.
+ * False (co_last_error set) for a NULL context or an index out of range. */
 bool co_peak_known(co_context *ctx, size_t device);
+/* The level of peak a working set of `bytes` is held to (NULL if none). */
+const co_peak_level *co_peak_level_for(const co_peak *peak, double bytes);
 /* The cache file: $COALESCE_CACHE_DIR/peak.json, else
  * $XDG_CACHE_HOME/coalesce/peak.json, else ~/.cache/coalesce/peak.json. */
 co_status co_peak_cache_path(char *out, size_t len);

@@ -23,7 +23,14 @@ typedef float real;
  * GPUs interleave (neighbouring work-items, neighbouring addresses: each
  * load of a warp is one coalesced transaction); CPUs (PEAK_BLOCKED) give
  * each work-item its own contiguous block, which caches and prefetchers
- * stream. */
+ * stream.
+ *
+ * Each kernel streams its buffer `reps` times (the cache levels: a buffer
+ * that fits a cache, passed over often enough to time well). On GPUs every
+ * pass is rotated by `rot` elements, so that a work-group reads what
+ * another one read before: the passes come from the shared L2, never from
+ * one compute unit's own L1. On CPUs `rot` is 0: each core keeps its own
+ * block, and its own L1/L2 are the caches being measured. */
 #ifdef PEAK_BLOCKED
 #define PEAK_RANGE(n4)                                                                     \
     const size_t per_ = ((size_t)(n4) + get_global_size(0) - 1) / get_global_size(0);      \
@@ -35,52 +42,70 @@ typedef float real;
     const size_t step = get_global_size(0), end = (n4);                                     \
     size_t i = get_global_id(0);
 #endif
+/* Rotated: on CPUs too, where rot is 0, since a compiler that saw the same
+ * addresses every pass could drop all but one (PoCL did: a 16 MiB "copy"
+ * at 210 GB/s on two cores). */
+#define PEAK_AT(k) ((k) + off_ < (size_t)n4 ? (k) + off_ : (k) + off_ - (size_t)n4)
+/* The passes; off_ is the rotation of the current one. */
+#define PEAK_PASSES for (size_t r_ = 0, off_ = 0; r_ < reps; r_++, off_ = off_ + rot < n4 ? off_ + rot : off_ + rot - n4)
 
-/* dst = src, n4 float4 elements. */
+/* dst = src, n4 float4 elements, reps times. */
 __kernel void peak_copy(__global const float *CO_RESTRICT src, __global float *CO_RESTRICT dst,
-                        const uint n4) {
-    PEAK_RANGE(n4)
-    for (; i + 3 * step < end; i += 4 * step) {
-        const float4 a = CO_LOAD4(src, i), b = CO_LOAD4(src, i + step);
-        const float4 c = CO_LOAD4(src, i + 2 * step), d = CO_LOAD4(src, i + 3 * step);
-        CO_STORE4(a, dst, i);
-        CO_STORE4(b, dst, i + step);
-        CO_STORE4(c, dst, i + 2 * step);
-        CO_STORE4(d, dst, i + 3 * step);
+                        const uint n4, const uint reps, const uint rot) {
+    PEAK_PASSES {
+        PEAK_RANGE(n4)
+        for (; i + 3 * step < end; i += 4 * step) {
+            const size_t i0 = PEAK_AT(i), i1 = PEAK_AT(i + step);
+            const size_t i2 = PEAK_AT(i + 2 * step), i3 = PEAK_AT(i + 3 * step);
+            const float4 a = CO_LOAD4(src, i0), b = CO_LOAD4(src, i1);
+            const float4 c = CO_LOAD4(src, i2), d = CO_LOAD4(src, i3);
+            CO_STORE4(a, dst, i0);
+            CO_STORE4(b, dst, i1);
+            CO_STORE4(c, dst, i2);
+            CO_STORE4(d, dst, i3);
+        }
+        for (; i < end; i += step) CO_STORE4(CO_LOAD4(src, PEAK_AT(i)), dst, PEAK_AT(i));
     }
-    for (; i < end; i += step) CO_STORE4(CO_LOAD4(src, i), dst, i);
 }
 
 CO_INLINE float sum4(const float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
-/* Reads n4 float4 elements. The sum is stored only if it equals `never`
- * (which the caller makes impossible), so the loads cannot be dropped. */
+/* Reads n4 float4 elements, reps times. The sum is stored only if it
+ * equals `never` (which the caller makes impossible), so the loads cannot
+ * be dropped. */
 __kernel void peak_read(__global const float *CO_RESTRICT src, __global float *CO_RESTRICT out,
-                        const uint n4, const float never) {
-    PEAK_RANGE(n4)
+                        const uint n4, const float never, const uint reps, const uint rot) {
     float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-    for (; i + 3 * step < end; i += 4 * step) {
-        s0 += sum4(CO_LOAD4(src, i));
-        s1 += sum4(CO_LOAD4(src, i + step));
-        s2 += sum4(CO_LOAD4(src, i + 2 * step));
-        s3 += sum4(CO_LOAD4(src, i + 3 * step));
+    PEAK_PASSES {
+        PEAK_RANGE(n4)
+        for (; i + 3 * step < end; i += 4 * step) {
+            s0 += sum4(CO_LOAD4(src, PEAK_AT(i)));
+            s1 += sum4(CO_LOAD4(src, PEAK_AT(i + step)));
+            s2 += sum4(CO_LOAD4(src, PEAK_AT(i + 2 * step)));
+            s3 += sum4(CO_LOAD4(src, PEAK_AT(i + 3 * step)));
+        }
+        for (; i < end; i += step) s0 += sum4(CO_LOAD4(src, PEAK_AT(i)));
     }
-    for (; i < end; i += step) s0 += sum4(CO_LOAD4(src, i));
     const float s = (s0 + s1) + (s2 + s3);
     if (s == never) out[0] = s;
 }
 
-/* dst = value, n4 float4 elements. */
-__kernel void peak_write(__global float *CO_RESTRICT dst, const uint n4, const float value) {
-    PEAK_RANGE(n4)
-    const float4 v = CO_FLOAT4(value, value, value, value);
-    for (; i + 3 * step < end; i += 4 * step) {
-        CO_STORE4(v, dst, i);
-        CO_STORE4(v, dst, i + step);
-        CO_STORE4(v, dst, i + 2 * step);
-        CO_STORE4(v, dst, i + 3 * step);
+/* dst = value + pass, n4 float4 elements, reps times: every pass stores
+ * other values, so none of them is dead. */
+__kernel void peak_write(__global float *CO_RESTRICT dst, const uint n4, const float value,
+                         const uint reps, const uint rot) {
+    PEAK_PASSES {
+        PEAK_RANGE(n4)
+        const float x = value + (float)r_;
+        const float4 v = CO_FLOAT4(x, x, x, x);
+        for (; i + 3 * step < end; i += 4 * step) {
+            CO_STORE4(v, dst, PEAK_AT(i));
+            CO_STORE4(v, dst, PEAK_AT(i + step));
+            CO_STORE4(v, dst, PEAK_AT(i + 2 * step));
+            CO_STORE4(v, dst, PEAK_AT(i + 3 * step));
+        }
+        for (; i < end; i += step) CO_STORE4(v, dst, PEAK_AT(i));
     }
-    for (; i < end; i += step) CO_STORE4(v, dst, i);
 }
 
 /* PEAK_VEC (OpenCL CPU devices): the accumulators are 256-bit vectors,

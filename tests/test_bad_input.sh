@@ -67,19 +67,19 @@ done <<'CASES'
 - 2 "list does not take --json: list takes no options" list --json
 - 2 "list does not take --variant: list takes no options" list --variant c
 - 2 "unexpected argument .gemm.: list takes no options" list gemm
-- 2 "unknown option .--bogus.: peak takes only --device SPEC and --json" peak --bogus
+- 2 "unknown option .--bogus.: peak takes only --device SPEC, --json and --force" peak --bogus
 - 2 "option --device needs a value" peak --device
 - 2 "unknown device .gpu9.: use all, c, omp, opencl, opencl:N, opencl:cpu, " peak --device gpu9
 - 2 "empty device spec" peak --device ""
 - 2 "device spec .c,,omp. has an empty term: use SPEC\[,SPEC\.\.\.\]" peak --device c,,omp
-- 2 "peak does not take --csv: peak takes only --device SPEC and --json" peak --csv
-- 2 "peak does not take --set: peak takes only --device SPEC and --json" peak --set m=1
-- 2 "peak does not take --quick: peak takes only --device SPEC and --json" peak --quick
-- 2 "peak does not take --no-verify: peak takes only --device SPEC and --js" peak --no-verify
+- 2 "peak does not take --csv: peak takes only --device SPEC, --json and --force" peak --csv
+- 2 "peak does not take --set: peak takes only --device SPEC, --json and --force" peak --set m=1
+- 2 "peak does not take --quick: peak takes only --device SPEC, --json and --force" peak --quick
+- 2 "peak does not take --no-verify: peak takes only --device SPEC, --json and --force" peak --no-verify
 - 2 "option --json takes no value, got .--json=yes." peak --json=yes
-- 2 "peak does not take --param: peak takes only --device SPEC and --json" peak --param TS=4
-- 2 "peak does not take --local: peak takes only --device SPEC and --json" peak --local 8
-- 2 "unexpected argument .gemm.: peak takes only --device SPEC and --json" peak gemm
+- 2 "peak does not take --param: peak takes only --device SPEC, --json and --force" peak --param TS=4
+- 2 "peak does not take --local: peak takes only --device SPEC, --json and --force" peak --local 8
+- 2 "unexpected argument .gemm.: peak takes only --device SPEC, --json and --force" peak gemm
 - 2 "run takes one WORKLOAD \(e\.g\. .coalesce run gemm.\), got none" run
 - 2 "run takes one WORKLOAD \(e\.g\. .coalesce run gemm.\), got several" run gemm copy
 - 2 "unknown workload .gemv. \(use gemm" run gemv

@@ -79,10 +79,10 @@ expect 2 "device spec of 300 characters is over the 255" run gemm --device "$(pr
     pass=$((pass + 1)) || { echo "FAIL --device c,c: $(cat "$tmp/cc.err")"; fail=$((fail + 1)); }
 expect 0 "" run gemm --device c,omp,c --size 4 --reps 1
 # Unknown options are unknown for every command ("--bogus needs a value" before).
-expect 2 "unknown option '--bogus': peak takes only --device SPEC and --json" peak --bogus
+expect 2 "unknown option '--bogus': peak takes only --device SPEC, --json and --force" peak --bogus
 expect 2 "unknown option '--bogus': devices takes only --json" devices --bogus
 expect 2 "unknown option '--bogus': list takes no options" list --bogus
-expect 2 "peak does not take --reps: peak takes only --device SPEC and --json" peak --reps 3
+expect 2 "peak does not take --reps: peak takes only --device SPEC, --json and --force" peak --reps 3
 expect 2 "devices does not take --device: devices takes only --json" devices --device c
 expect 2 "list does not take --json: list takes no options" list --json
 expect 2 "unknown option '--bogus' for gemm" run gemm --bogus
@@ -254,8 +254,8 @@ fi
 # peak: positive, plausible ceilings on every kind of device, kept in the
 # cache file; a corrupt file is measured again and rewritten; run reports
 # its fraction of the matching ceiling.
-expect 2 "peak takes only --device SPEC and --json" peak gemm
-expect 2 "peak takes only --device SPEC and --json" peak --size 4
+expect 2 "peak takes only --device SPEC" peak gemm
+expect 2 "peak takes only --device SPEC" peak --size 4
 expect 2 "unknown device 'gpu9'" peak --device gpu9
 peak_devices="c omp"
 [ $has_opencl = 1 ] && peak_devices="c omp opencl"

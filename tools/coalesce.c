@@ -45,7 +45,7 @@ typedef struct cli {
     size_t local[3];
     unsigned reps, warmup;
     uint64_t seed;
-    bool json, csv, quick, no_verify;
+    bool json, csv, quick, no_verify, force;
 } cli;
 
 static const char usage[] =
@@ -54,8 +54,10 @@ static const char usage[] =
     "  list                         workloads, their options and variants\n"
     "  run WORKLOAD [options]       one variant on one or more devices, verified and timed\n"
     "  bench [WORKLOAD...] [options] every variant on every selected device, as a table\n"
-    "  peak [--device SPEC] [--json] measure each device's ceilings (bandwidth, FMA, launch,\n"
-    "                               transfers); run and bench report fractions of them\n"
+    "  peak [--device SPEC] [--json] [--force]  measure each device's ceilings (bandwidth of\n"
+    "                               each memory level, FMA, launch, transfers); run and bench\n"
+    "                               report fractions of them. Kept figures are not replaced by\n"
+    "                               much lower ones (a busy machine) unless --force\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
     "                    or a comma-separated list, a device named twice run once\n"
@@ -141,7 +143,7 @@ static const struct command {
     {"list", CMD_LIST, "list takes no options"},
     {"run", CMD_RUN, "--set and --quick are for bench"},
     {"bench", CMD_BENCH, ""},
-    {"peak", CMD_PEAK, "peak takes only --device SPEC and --json"},
+    {"peak", CMD_PEAK, "peak takes only --device SPEC, --json and --force"},
 };
 
 /* The tool's own options and the commands that take each. Any other
@@ -155,6 +157,7 @@ static const struct tool_option {
     {"csv", true, CMD_WORK},
     {"quick", true, CMD_BENCH},
     {"no-verify", true, CMD_WORK},
+    {"force", true, CMD_PEAK},
     {"device", false, CMD_WORK | CMD_PEAK},
     {"variant", false, CMD_WORK},
     {"param", false, CMD_WORK},
@@ -247,6 +250,7 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
             if (!strcmp(name, "json")) c->json = true;
             else if (!strcmp(name, "csv")) c->csv = true;
             else if (!strcmp(name, "quick")) c->quick = true;
+            else if (!strcmp(name, "force")) c->force = true;
             else c->no_verify = true;
             continue;
         }
@@ -349,9 +353,14 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
     row->status = co_run(ctx, &cfg, &row->r);
     if (!had_peak && co_peak_known(ctx, device)) { /* co_run measured them for the fraction */
         char path[1024];
+        co_peak p;
         if (co_peak_cache_path(path, sizeof path)) snprintf(path, sizeof path, "no cache file");
-        fprintf(stderr, "  measured the ceilings of %s first (kept in %s; see 'coalesce peak')\n",
-                co_device_get(ctx, device)->spec, path);
+        if (co_peak_get(ctx, device, &p) == CO_OK && !p.stored)
+            fprintf(stderr, "  measured the ceilings of %s first (not kept: %s)\n",
+                    co_device_get(ctx, device)->spec, p.store_error);
+        else
+            fprintf(stderr, "  measured the ceilings of %s first (kept in %s; see 'coalesce peak')\n",
+                    co_device_get(ctx, device)->spec, path);
     }
     if (row->status != CO_OK) {
         snprintf(row->error, sizeof row->error, "%s", co_last_error());
@@ -558,19 +567,17 @@ static int cmd_bench(co_context *ctx, cli *c) {
 }
 
 static int cmd_peak(co_context *ctx, const cli *c) {
-    if (c->npositional || c->nopts || c->nparams || c->nsets || c->variants || c->quick ||
-        c->csv || c->no_verify || c->local[0] || c->reps)
-        return usage_error("peak takes only --device SPEC and --json%s%s", "", "");
     size_t idx[MAX_DEVICES], n;
     int rc = select_devices(ctx, c->device ? c->device : "all", idx, &n);
     if (rc) return rc;
     /* A device that fails is reported; the others are still measured. */
     if (c->json && n != 1) fputs("[", stdout);
+    char not_kept[300] = "";
     for (size_t d = 0; d < n; d++) {
         const co_device_info *info = co_device_get(ctx, idx[d]);
         if (!c->json) fprintf(stderr, "  measuring %s...\n", info->spec);
         co_peak p;
-        co_status st = co_peak_measure(ctx, idx[d], &p);
+        co_status st = co_peak_measure_flags(ctx, idx[d], c->force ? CO_PEAK_FORCE : 0, &p);
         if (c->json && d) fputs(",\n ", stdout);
         if (st) {
             fprintf(stderr, "coalesce: %s\n", co_last_error());
@@ -584,11 +591,17 @@ static int cmd_peak(co_context *ctx, const cli *c) {
             rc = 1;
             continue;
         }
+        if (p.kept_older) fprintf(stderr, "coalesce: %s; --force replaces them\n", p.note);
+        if (!p.stored) snprintf(not_kept, sizeof not_kept, "%s", p.store_error);
         report_peak(stdout, &p, c->json);
     }
     if (c->json) fputs(n != 1 ? "]\n" : "\n", stdout);
     char path[1024];
-    if (!c->json && !co_peak_cache_path(path, sizeof path))
+    fflush(stdout); /* the figures first, where both go to one place */
+    if (not_kept[0])
+        fprintf(stderr, "coalesce: the ceilings could not be kept (%s): they hold for this run "
+                "only\n", not_kept);
+    else if (!c->json && rc == 0 && !co_peak_cache_path(path, sizeof path))
         printf("kept in %s for the fractions of run and bench\n", path);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void report_json_string(FILE *out, const char *s) {
     fputc('"', out);
@@ -100,9 +101,15 @@ void report_json_row(FILE *out, const report_row *row) {
         json_field(out, "gbps", r->gbps);
     }
     if (r->ceiling > 0) {
+        char date[40];
+        report_date(date, sizeof date, r->ceiling_measured);
         json_text(out, ", ", "ceiling_name", r->ceiling_name);
+        json_text(out, ", ", "ceiling_level", r->ceiling_level);
         json_figure(out, "ceiling", r->ceiling);
+        json_field(out, "ceiling_spread", r->ceiling_spread);
+        json_text(out, ", ", "ceiling_measured_at", date);
         json_figure(out, "fraction", r->fraction);
+        if (r->ceiling_note[0]) json_text(out, ", ", "ceiling_note", r->ceiling_note);
     }
     for (size_t i = 0; i < r->nrates; i++) {
         fprintf(out, ", \"%s_per_s\": ", r->rates[i].unit);
@@ -164,9 +171,9 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
         sizes_text(&rows[i].r, sizes, sizeof sizes);
         if ((int)strlen(sizes) > width) width = (int)strlen(sizes);
     }
-    fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10s %10s %9s %7s %7s %9s %s\n", "workload", width,
-            "sizes", "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s", "of peak",
-            "vs c", "vs anchor", "");
+    fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10s %10s %9s %7s %-11s %7s %9s %s\n", "workload",
+            width, "sizes", "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s",
+            "of peak", "ceiling", "vs c", "vs anchor", "");
     for (size_t i = 0; i < n; i++) {
         const report_row *row = &rows[i];
         const co_result *r = &row->r;
@@ -178,16 +185,20 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
             continue;
         }
         char vc[16], va[16], anchor[48] = "", peak[16] = "-";
-        if (r->ceiling > 0) snprintf(peak, sizeof peak, "%.1f%%", 100 * r->fraction);
+        /* A fraction over the ceiling is marked, and its reason follows the row. */
+        if (r->ceiling > 0)
+            snprintf(peak, sizeof peak, "%.1f%%%s", 100 * r->fraction, r->ceiling_note[0] ? "*" : "");
         ratio(vc, sizeof vc, row->vs_c);
         ratio(va, sizeof va, row->vs_anchor);
         if (row->anchor[0] && row->vs_anchor > 0) snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
         else if (r->nrates) /* the workload's own figure where no library compares */
             snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                      r->rates[r->nrates - 1].unit);
-        fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %7s %9s %s\n",
+        fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %-11s %7s %9s %s\n",
                 r->workload, width, sizes, r->device, r->variant,
-                r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms, r->gflops, r->gbps, peak, vc, va, anchor);
+                r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms, r->gflops, r->gbps,
+                peak, r->ceiling > 0 ? r->ceiling_name : "-", vc, va, anchor);
+        if (r->ceiling > 0 && r->ceiling_note[0]) fprintf(out, "  * %s\n", r->ceiling_note);
     }
 }
 
@@ -213,10 +224,14 @@ void report_human(FILE *out, const report_row *row) {
     for (size_t i = 0; i < r->nrates; i++)
         fprintf(out, "  %.4g %s/s (%.4g with transfers)\n", r->rates[i].per_s, r->rates[i].unit,
                 r->rates[i].per_s_total);
-    if (r->ceiling > 0)
-        fprintf(out, "  %.1f%% of the device's %s ceiling (%.2f %s, 'coalesce peak')\n",
-                100 * r->fraction, r->ceiling_name, r->ceiling,
-                strncmp(r->ceiling_name, "fma", 3) ? "GB/s" : "GFLOP/s");
+    if (r->ceiling > 0) {
+        char date[40];
+        report_date(date, sizeof date, r->ceiling_measured);
+        fprintf(out, "  %.1f%% of the device's %s ceiling (%.2f %s ±%.0f%%, measured %s; "
+                "'coalesce peak')\n", 100 * r->fraction, r->ceiling_name, r->ceiling,
+                r->ceiling_level[0] ? "GB/s" : "GFLOP/s", 50 * r->ceiling_spread, date);
+        if (r->ceiling_note[0]) fprintf(out, "  over the ceiling: %s\n", r->ceiling_note);
+    }
 }
 
 /* A figure, or "n/a" (0: does not apply to the device). */
@@ -225,46 +240,103 @@ static void figure(char *out, size_t len, double x, const char *unit) {
     else snprintf(out, len, "n/a");
 }
 
+/* "2026-12-01 14:03 UTC" (UTC: a cache shared by machines in other zones). */
+void report_date(char *out, size_t len, long long t) {
+    struct tm tm;
+    time_t tt = (time_t)t;
+    if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(out, len, "-");
+}
+
+/* "12.3 MiB", "96 KiB": a working set. */
+static void size_text(char *out, size_t len, double bytes) {
+    if (bytes >= 1048576) snprintf(out, len, "%.3g MiB", bytes / 1048576);
+    else snprintf(out, len, "%.3g KiB", bytes / 1024);
+}
+
+/* "17.2 GB/s ±3%": a figure and its spread. */
+static void figure_spread(char *out, size_t len, double x, double spread, const char *unit) {
+    char f[32];
+    figure(f, sizeof f, x, unit);
+    if (x > 0 && spread > 0) snprintf(out, len, "%s ±%.0f%%", f, 50 * spread);
+    else snprintf(out, len, "%s", f);
+}
+
 void report_peak(FILE *out, const co_peak *p, bool json) {
+    char date[40];
+    report_date(date, sizeof date, p->measured);
     if (json) {
         json_text(out, "{", "device", p->device);
         json_text(out, ", ", "device_name", p->device_name);
         fputs(", \"status\": \"ok\"", out);
+        json_text(out, ", ", "measured_at", date);
+        fprintf(out, ", \"measured\": %lld", p->measured);
+        fprintf(out, ", \"kept_older\": %s, \"stored\": %s", p->kept_older ? "true" : "false",
+                p->stored ? "true" : "false");
+        if (p->note[0]) json_text(out, ", ", "note", p->note);
+        if (!p->stored) json_text(out, ", ", "store_error", p->store_error);
 #define F(x) {#x, p->x}
         const struct { const char *name; double value; } figures[] = {
             F(copy_gbps), F(read_gbps), F(write_gbps), F(fma32_gflops), F(fma64_gflops),
             F(launch_us), F(h2d_gbps), F(d2h_gbps), F(h2d_pinned_gbps), F(d2h_pinned_gbps),
-            F(buffer_bytes), F(measure_ms)};
+            F(buffer_bytes), F(measure_ms), F(fma32_spread), F(fma64_spread), F(launch_spread)};
 #undef F
         for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
             json_figure(out, figures[i].name, figures[i].value);
-        fputs("}", out);
+        /* Spreads of 0 are real (a figure that repeated exactly): numbers, not null. */
+        fputs(", \"levels\": [", out);
+        for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
+            const co_peak_level *l = &p->levels[i];
+            json_text(out, i ? ", {" : "{", "name", l->name);
+            json_field(out, "fits_bytes", l->fits_bytes);
+            json_field(out, "buffer_bytes", l->buffer_bytes);
+            json_figure(out, "copy_gbps", l->copy_gbps);
+            json_figure(out, "read_gbps", l->read_gbps);
+            json_figure(out, "write_gbps", l->write_gbps);
+            json_field(out, "copy_spread", l->copy_spread);
+            json_field(out, "read_spread", l->read_spread);
+            json_field(out, "write_spread", l->write_spread);
+            fputs("}", out);
+        }
+        fputs("]}", out);
         return;
     }
-    char copy[32], rd[32], wr[32], f32[32], f64[32], lat[32], h2d[32], d2h[32], ph2d[32], pd2h[32];
-    figure(copy, sizeof copy, p->copy_gbps, "GB/s");
-    figure(rd, sizeof rd, p->read_gbps, "GB/s");
-    figure(wr, sizeof wr, p->write_gbps, "GB/s");
-    figure(f32, sizeof f32, p->fma32_gflops, "GFLOP/s");
-    figure(f64, sizeof f64, p->fma64_gflops, "GFLOP/s");
-    figure(lat, sizeof lat, p->launch_us, "us");
+    char f32[48], f64[48], lat[48], h2d[32], d2h[32], ph2d[32], pd2h[32];
+    figure_spread(f32, sizeof f32, p->fma32_gflops, p->fma32_spread, "GFLOP/s");
+    figure_spread(f64, sizeof f64, p->fma64_gflops, p->fma64_spread, "GFLOP/s");
+    figure_spread(lat, sizeof lat, p->launch_us, p->launch_spread, "us");
     figure(h2d, sizeof h2d, p->h2d_gbps, "GB/s");
     figure(d2h, sizeof d2h, p->d2h_gbps, "GB/s");
     figure(ph2d, sizeof ph2d, p->h2d_pinned_gbps, "GB/s");
     figure(pd2h, sizeof pd2h, p->d2h_pinned_gbps, "GB/s");
-    fprintf(out, "%-9s %s  (%.0f MiB buffers, measured in %.1f s)\n", p->device, p->device_name,
-            p->buffer_bytes / 1048576.0, p->measure_ms / 1000);
-    fprintf(out, "  memory     copy %s (read + written), read %s, write %s\n", copy, rd, wr);
-    fprintf(out, "  FMA        float32 %s, float64 %s\n", f32, f64);
+    fprintf(out, "%-9s %s  (measured %s%s, in %.1f s)\n", p->device, p->device_name, date,
+            p->kept_older ? ", kept" : "", p->measure_ms / 1000);
+    /* One line per level: what fits it, and copy (read + written), read, write. */
+    for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
+        const co_peak_level *l = &p->levels[i];
+        char copy[48], rd[48], wr[48], fits[24], ws[24], label[48];
+        figure_spread(copy, sizeof copy, l->copy_gbps, l->copy_spread, "GB/s");
+        figure_spread(rd, sizeof rd, l->read_gbps, l->read_spread, "GB/s");
+        figure_spread(wr, sizeof wr, l->write_gbps, l->write_spread, "GB/s");
+        size_text(ws, sizeof ws, 2 * l->buffer_bytes);
+        if (l->fits_bytes > 0) {
+            size_text(fits, sizeof fits, l->fits_bytes);
+            snprintf(label, sizeof label, "%s (<= %s)", l->name, fits);
+        } else {
+            snprintf(label, sizeof label, "%s", l->name);
+        }
+        fprintf(out, "  %-20s copy %s, read %s, write %s  (copy on %s)\n", label, copy, rd, wr, ws);
+    }
+    fprintf(out, "  %-20s float32 %s, float64 %s\n", "FMA", f32, f64);
     if (p->launch_us > 0)
-        fprintf(out, "  launch     %s (%s)\n", lat,
+        fprintf(out, "  %-20s %s (%s)\n", "launch", lat,
                 strcmp(p->device, "omp") ? "an empty kernel launched and waited for"
                                          : "entering and leaving a parallel region");
     if (p->h2d_gbps > 0)
-        fprintf(out, "  transfers  host->device %s, device->host %s (pageable); %s, %s (pinned)\n",
-                h2d, d2h, ph2d, pd2h);
+        fprintf(out, "  %-20s host->device %s, device->host %s (pageable); %s, %s (pinned)\n",
+                "transfers", h2d, d2h, ph2d, pd2h);
     else
-        fprintf(out, "  transfers  n/a (the host's memory is the device's)\n");
+        fprintf(out, "  %-20s n/a (the host's memory is the device's)\n", "transfers");
 }
 
 static const char *type_name(co_device_type t) {

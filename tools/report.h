@@ -25,5 +25,7 @@ void report_human(FILE *out, const report_row *row);
 void report_devices(FILE *out, const co_context *ctx, bool json);
 /* A device's ceilings: lines for people, or one JSON object (n/a: null). */
 void report_peak(FILE *out, const co_peak *p, bool json);
+/* "2026-12-01 14:03 UTC", or "-" for no date. */
+void report_date(char *out, size_t len, long long t);
 
 #endif

@@ -14,12 +14,15 @@
 co_status co_cache_path(const char *name, char *out, size_t len) {
     const char *dir = getenv("COALESCE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
+    if (!name || !out || !len) return co_fail(CO_ERR_INVALID, "co_cache_path: NULL name or output");
+    out[0] = 0;
     int n;
     if (dir && *dir) n = snprintf(out, len, "%s/%s", dir, name);
     else if (xdg && *xdg == '/') n = snprintf(out, len, "%s/coalesce/%s", xdg, name);
     else if (home && *home) n = snprintf(out, len, "%s/.cache/coalesce/%s", home, name);
     else return co_fail(CO_ERR_IO, "no cache directory: set COALESCE_CACHE_DIR or HOME");
-    if (n < 0 || (size_t)n >= len) return co_fail(CO_ERR_IO, "cache path too long");
+    if (n < 0 || (size_t)n >= len)
+        return co_fail(CO_ERR_IO, "the cache path is longer than %zu bytes", len - 1);
     return CO_OK;
 }
 

@@ -461,23 +461,68 @@ static void fill_result(co_result *r, const co_job *job, const co_problem *p,
     r->nrates = p->nrates < 3 ? p->nrates : 3;
 }
 
+/* "12.3 MiB", "96 KiB". */
+static void mib_text(char *out, size_t len, double bytes) {
+    if (bytes >= 1048576) snprintf(out, len, "%.3g MiB", bytes / 1048576);
+    else snprintf(out, len, "%.3g KiB", bytes / 1024);
+}
+
+/* Why a fraction is over 1.05, as far as the ceilings can tell: a working
+ * set near or below the sizes its level was measured on sits partly in a
+ * faster one (L1 below the smallest level measured); else the ceiling
+ * itself was low (a busy machine). */
+static void over_note(const co_peak *peak, const co_peak_level *lv, double bytes, bool copy,
+                      co_result *r) {
+    char ws[24], other[24];
+    mib_text(ws, sizeof ws, bytes);
+    size_t i = lv ? (size_t)(lv - peak->levels) : 0;
+    const double measured = lv ? (copy ? 2 : 1) * lv->buffer_bytes : 0;
+    if (lv && i > 0 && bytes < 2 * peak->levels[i - 1].fits_bytes) {
+        mib_text(other, sizeof other, peak->levels[i - 1].fits_bytes);
+        snprintf(r->ceiling_note, sizeof r->ceiling_note,
+                 "working set %s is within 2x of the %s (%s): part of it stays there", ws,
+                 peak->levels[i - 1].name, other);
+    } else if (lv && i == 0 && lv->fits_bytes > 0 && bytes < measured) {
+        mib_text(other, sizeof other, measured);
+        snprintf(r->ceiling_note, sizeof r->ceiling_note,
+                 "working set %s, below the %s ceiling's %s: it fits a faster cache (L1)", ws,
+                 lv->name, other);
+    } else {
+        snprintf(r->ceiling_note, sizeof r->ceiling_note,
+                 "over the ceiling (±%.0f%% in its runs): measured on a busy machine? "
+                 "'coalesce peak --force' measures it again",
+                 50 * r->ceiling_spread);
+    }
+}
+
 /* The fraction of the device's matching ceiling (measured first if none is
- * kept). Without a ceiling the result simply has none: a run is not failed
- * for it, and its own status and message are left as they were. */
+ * kept): for bandwidth, that of the level the working set (the model's
+ * bytes: each array read or written once) fits in. Without a ceiling the
+ * result simply has none: a run is not failed for it, and its own status
+ * and message are left as they were. */
 static void set_ceiling(co_context *ctx, size_t device, const co_workload *wl, co_result *r) {
-    bool compute = wl->bound == CO_BOUND_COMPUTE;
+    bool compute = wl->bound == CO_BOUND_COMPUTE, read = wl->bound == CO_BOUND_READ;
     double achieved = compute ? r->gflops : r->gbps;
     if (!(achieved > 0)) return;
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", co_last_error());
     co_peak peak;
     if (co_peak_get(ctx, device, &peak) == CO_OK) {
-        r->ceiling = compute                     ? peak.fma32_gflops
-                     : wl->bound == CO_BOUND_READ ? peak.read_gbps
-                                                 : peak.copy_gbps;
-        snprintf(r->ceiling_name, sizeof r->ceiling_name, "%s",
-                 compute ? "fma32" : wl->bound == CO_BOUND_READ ? "read" : "copy");
+        const co_peak_level *lv = compute ? NULL : co_peak_level_for(&peak, r->bytes);
+        if (compute) {
+            r->ceiling = peak.fma32_gflops;
+            r->ceiling_spread = peak.fma32_spread;
+            snprintf(r->ceiling_name, sizeof r->ceiling_name, "fma32");
+        } else if (lv) {
+            r->ceiling = read ? lv->read_gbps : lv->copy_gbps;
+            r->ceiling_spread = read ? lv->read_spread : lv->copy_spread;
+            snprintf(r->ceiling_level, sizeof r->ceiling_level, "%s", lv->name);
+            snprintf(r->ceiling_name, sizeof r->ceiling_name, "%s (%s)", read ? "read" : "copy",
+                     lv->name);
+        }
+        r->ceiling_measured = peak.measured;
         if (r->ceiling > 0) r->fraction = achieved / r->ceiling;
+        if (r->fraction > 1.05) over_note(&peak, lv, r->bytes, !read, r);
     }
     co_fail(CO_OK, "%s", msg);
 }
