@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "coalesce.h"
+#include "il_cmd.h"
 #include "report.h"
 
 #define MAX_OPTS 32
@@ -42,6 +43,8 @@ static const char usage[] =
     "  bench [WORKLOAD...] [options] every variant on every selected device, as a table\n"
     "  peak [--device SPEC] [--json] measure each device's ceilings (bandwidth, FMA, launch,\n"
     "                               transfers); run and bench report fractions of them\n"
+    "  il WORKLOAD [options]        what the compiler made of a variant's kernels: PTX, SASS,\n"
+    "                               PoCL's IR; resources, instruction mix (coalesce il --help)\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
     "                    or a comma-separated list (run: default opencl, else omp;\n"
@@ -524,6 +527,7 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return 0;
     }
+    if (!strcmp(cmd, "il")) return coalesce_il(argc - 2, argv + 2);
     if (!strcmp(cmd, "--version")) {
         printf("coalesce %s\n", CO_VERSION);
         return 0;
