@@ -414,6 +414,22 @@ static int il_run(co_context *ctx, const il_args *a) {
     return rc;
 }
 
+/* PoCL keeps the IR of the work-group functions it compiles (the wg
+ * format) only where POCL_LEAVE_KERNEL_COMPILER_TEMP_FILES was set when it
+ * compiled them, and compiles nothing it has cached: so the command gives
+ * PoCL a kernel cache of its own, in coalesce's cache directory, where
+ * every compile keeps it (unless the user chose POCL_CACHE_DIR). Set
+ * before the context loads PoCL. */
+static void pocl_keeps_ir(void) {
+    char path[1024];
+    if (getenv("POCL_CACHE_DIR") || co_peak_cache_path(path, sizeof path) != CO_OK) return;
+    char *slash = strrchr(path, '/'); /* .../coalesce/peak.json -> .../coalesce/pocl */
+    if (!slash || (size_t)(slash - path) + 6 >= sizeof path) return;
+    strcpy(slash, "/pocl");
+    setenv("POCL_CACHE_DIR", path, 1);
+    setenv("POCL_LEAVE_KERNEL_COMPILER_TEMP_FILES", "1", 0);
+}
+
 int coalesce_il(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -423,6 +439,7 @@ int coalesce_il(int argc, char **argv) {
     il_args a;
     int rc = parse_il(argc, argv, &a);
     if (rc) return rc;
+    pocl_keeps_ir();
     co_context *ctx;
     co_status st = co_context_create(&ctx);
     if (st) return il_fail(st);

@@ -132,6 +132,7 @@ co_status co_tool_run(const char *tool, const char *args, char **out, int *statu
 
 /* ---- the instruction mix ---- */
 
+/* [2] is 4-wide or wider (PoCL's 8- and 16-lane vectors, PTX .v8). */
 static unsigned width_index(unsigned w) { return w >= 4 ? 2 : w >= 2 ? 1 : 0; }
 
 /* The opcode of a PTX or SASS line: past "/ *0070* /", a label and a predicate. */
@@ -207,6 +208,14 @@ static void count_ir(const char *line, bool flat, co_il_mix *m) {
         if (space == 3) st ? m->st_shared++ : m->ld_shared++;
         else if (space == 0 && !flat) st ? m->st_local++ : m->ld_local++;
         else (st ? m->st_global : m->ld_global)[width_index(w)]++;
+    } else if ((load = strstr(p, "@llvm.masked.")) != NULL) {
+        /* PoCL's vectoriser: contiguous masked accesses of N lanes
+         * (.v8f32), and gathers and scatters, counted as scalar. */
+        const char *op = load + 13;
+        const bool ld = !strncmp(op, "load.v", 6), wide = ld || !strncmp(op, "store.v", 7);
+        const unsigned w = wide ? (unsigned)strtoul(op + (ld ? 6 : 7), NULL, 10) : 1;
+        if (ld || !strncmp(op, "gather", 6)) m->ld_global[width_index(w)]++;
+        else m->st_global[width_index(w)]++;
     } else if (strstr(p, "@llvm.fmuladd.") || strstr(p, "@llvm.fma.")) m->fma++;
     else if (strstr(p, "@_Z7barrierj(") || strstr(p, "@_Z18work_group_barrierj("))
         m->barrier++;
