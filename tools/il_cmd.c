@@ -32,7 +32,9 @@ static const char il_usage[] =
     "                    LLVM IR: its binary, through llvm-dis), asm (the machine code it\n"
     "                    runs: objdump -d); other OpenCL: ptx (NVIDIA) or binary (text)\n"
     "  --kernel NAME     only this entry point\n"
-    "  --output DIR      write each kernel's text (and its program's) into DIR; print the summary\n"
+    "  --output DIR      write each kernel's text into DIR/VARIANT-ENTRY.EXT (ENTRY-2: built\n"
+    "                    again with other defines) and its program's into\n"
+    "                    VARIANT-SOURCE.program.EXT; print the summary\n"
     "  --json            the summary as JSON (one object a run)\n"
     "  --compare A B     two summaries side by side; A and B are VARIANT, VARIANT:N=V[,N=V]\n"
     "                    or :N=V[,N=V] (the --variant with those tunables), e.g.\n"
@@ -326,8 +328,12 @@ static co_status write_texts(const char *dir, const co_il_report *r) {
     co_status st = CO_OK;
     for (size_t i = 0; !st && i < r->nkernels; i++) {
         const co_il_kernel *k = &r->kernels[i];
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s-%s.%s", dir, r->variant, k->entry, extension(r->format));
+        char path[1024], again[16] = "";
+        size_t seen = 0; /* a kernel built twice (other defines): ENTRY-2 */
+        for (size_t j = 0; j < i; j++) seen += !strcmp(r->kernels[j].entry, k->entry);
+        if (seen) snprintf(again, sizeof again, "-%zu", seen + 1);
+        snprintf(path, sizeof path, "%s/%s-%s%s.%s", dir, r->variant, k->entry, again,
+                 extension(r->format));
         st = write_file(path, k->text);
         snprintf(path, sizeof path, "%s/%s-%s.program.%s", dir, r->variant, k->source,
                  extension(r->format));

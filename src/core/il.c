@@ -407,8 +407,12 @@ static co_status fill_kernel(co_device *dev, const capture_rec *c, const char *f
         return co_fail(CO_ERR_NOMEM, "out of host memory");
     k->counted = co_il_count(format, k->text, &k->mix) == CO_OK;
     co_fail(CO_OK, "%s", "");
-    if (be->kernel_resources && c->launches)
-        st = be->kernel_resources(dev, c->prog, c->kernel, c->local, c->dynamic_local, &k->res);
+    /* A kernel built but not launched in this run: its resources alone. */
+    static const size_t one[3] = {1, 1, 1};
+    if (be->kernel_resources)
+        st = be->kernel_resources(dev, c->prog, c->kernel, c->launches ? c->local : one,
+                                  c->dynamic_local, &k->res);
+    if (!c->launches) k->res.groups_per_cu = -1, k->res.occupancy = -1;
     return st;
 }
 
