@@ -297,6 +297,79 @@ co_status co_peak_cache_path(char *out, size_t len);
 co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
                    size_t k, const float *a, const float *b, float *c);
 
+/* ---- what the compiler made of it (src/core/il.c) --------------------- */
+
+/* Static instruction counts in one kernel's compiler output (PTX, SASS or
+ * LLVM IR): each instruction once, however often it runs. Global loads and
+ * stores by width: [0] scalar, [1] 2-wide, [2] 4-wide vectors. `shared` is
+ * the work-group's memory (OpenCL __local, CUDA __shared__); `local` a
+ * work-item's own memory outside registers (PTX .local: spills, arrays).
+ * LLVM IR of PoCL's work-group functions has one flat address space: its
+ * accesses are all counted as global. */
+typedef struct co_il_mix {
+    unsigned ld_global[3], st_global[3];
+    unsigned ld_shared, st_shared, ld_local, st_local;
+    unsigned fma, barrier, shuffle, branch;
+} co_il_mix;
+
+/* What a kernel takes of the device, -1 where its API does not say. */
+typedef struct co_il_resources {
+    long registers;         /* a work-item's (CUDA) */
+    long spill_stores, spill_loads; /* bytes (ptxas -v) */
+    long stack_bytes;       /* a work-item's memory outside registers (CUDA local, OpenCL private) */
+    long shared_bytes;      /* static work-group memory the kernel declares */
+    long max_group;         /* work-items a group may have with this kernel's resources */
+    long preferred_multiple; /* OpenCL: CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+    long groups_per_cu;     /* groups of the launched size one compute unit holds */
+    double occupancy;       /* their warps over the most a compute unit holds (0..1), -1 */
+    char from[96];          /* where the figures come from */
+} co_il_resources;
+
+/* One kernel as the variant built and launched it. */
+typedef struct co_il_kernel {
+    char source[32];        /* kernels/<source>.cl */
+    char entry[64];
+    char defines[1024];     /* exactly as built */
+    unsigned dims, launches; /* launches: in one run of the variant */
+    size_t global[3], local[3];
+    size_t dynamic_local;   /* bytes of local memory given at launch (CO_LOCAL) */
+    co_il_resources res;
+    co_il_mix mix;
+    bool counted;           /* mix was counted (the format is one il.c reads) */
+    char *text;             /* this kernel's function in the chosen format */
+    char *program_text;     /* the whole program's text (--output writes it) */
+} co_il_kernel;
+
+typedef struct co_il_report {
+    char workload[32], variant[32], device[32], device_name[128];
+    char format[16];
+    char formats[96];       /* what the device offers, space-separated, the default first */
+    char params[256];       /* the variant's tunables as run: "TS=16 WPT=8" */
+    co_il_kernel *kernels;
+    size_t nkernels;
+} co_il_report;
+
+/* The kernels cfg's variant builds, with exactly the defines and launches
+ * it runs with, and what the compiler made of them in `format` (NULL: the
+ * device's default; co_il_formats lists them; an unknown one is
+ * CO_ERR_INVALID naming those offered, one the device lacks
+ * CO_ERR_UNSUPPORTED). On a device the variant runs once, unverified, so
+ * that drivers compile what they run (PoCL compiles each kernel for the
+ * launched group size). `target` "sm_XY" instead compiles through NVRTC
+ * with no device (an H200's limits; nothing runs) and cfg->device is
+ * ignored. `kernel` (NULL: all) keeps one entry point. Host variants and
+ * anchors (library calls) are CO_ERR_UNSUPPORTED with a line saying where
+ * their code is. Free with co_il_report_free. */
+co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *target,
+                     const char *format, const char *kernel, co_il_report **out);
+void co_il_report_free(co_il_report *report);
+/* Formats of a device (target as for co_il_make), space-separated, the default first. */
+co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
+                        size_t len);
+/* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg");
+ * CO_ERR_UNSUPPORTED for a format not counted. */
+co_status co_il_count(const char *format, const char *text, co_il_mix *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "coalesce.h"
+#include "il_cmd.h"
 #include "report.h"
 
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
@@ -58,6 +59,8 @@ static const char usage[] =
     "                               each memory level, FMA, launch, transfers); run and bench\n"
     "                               report fractions of them. Kept figures are not replaced by\n"
     "                               much lower ones (a busy machine) unless --force\n"
+    "  il WORKLOAD [options]        what the compiler made of a variant's kernels: PTX, SASS,\n"
+    "                               PoCL's IR; resources, instruction mix (coalesce il --help)\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N, all,\n"
     "                    or a comma-separated list, a device named twice run once\n"
@@ -724,12 +727,13 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
 
 int main(int argc, char **argv) {
     quiet_thread_pools(argv);
-    if (argc < 2) return usage_error("no command given: use devices, list, run, bench or peak");
+    if (argc < 2) return usage_error("no command given: use devices, list, run, bench, peak or il");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return EXIT_OK;
     }
+    if (!strcmp(cmd, "il")) return coalesce_il(argc - 2, argv + 2);
     if (!strcmp(cmd, "--version")) {
         printf("coalesce %s\n", CO_VERSION);
         return EXIT_OK;
@@ -738,7 +742,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) command = &commands[i];
     if (!command)
-        return usage_error("unknown command '%s': use devices, list, run, bench or peak", cmd);
+        return usage_error("unknown command '%s': use devices, list, run, bench, peak or il", cmd);
     cli c;
     int rc = parse(command, argc - 2, argv + 2, &c);
     if (!rc && (command->bit & CMD_WORK)) rc = check_workload_options(command, &c);

@@ -95,6 +95,21 @@ typedef struct co_backend {
      * the copy's device time in *ms. */
     co_status (*constant_from_buffer)(co_device *dev, co_kernel *kernel, const char *symbol,
                                       co_buf *src, size_t bytes, double *ms);
+
+    /* Optional (NULL: the backend shows no compiler output; src/core/il.c).
+     * il_formats: what this device offers, space-separated, the default
+     * first ("ptx sass"). program_text: a built program's text in one of
+     * them (malloc'ed, the caller frees): the whole program, or, for
+     * formats made per kernel and launch (PoCL compiles a work-group
+     * function per group size), kernel k's at `local`. kernel_resources:
+     * what k takes (co_il_resources; -1 for what the API does not say) at
+     * the group size `local` with `dynamic_local` bytes given at launch. */
+    const char *(*il_formats)(const co_device *dev);
+    co_status (*program_text)(co_device *dev, co_program *prog, co_kernel *k, const char *format,
+                              const size_t local[3], char **out);
+    co_status (*kernel_resources)(co_device *dev, co_program *prog, co_kernel *k,
+                                  const size_t local[3], size_t dynamic_local,
+                                  co_il_resources *out);
 } co_backend;
 
 /* One compiled program, kept per device and define set. */
@@ -116,6 +131,9 @@ struct co_device {
 /* Called by probe: copies *info, takes ownership of impl. */
 co_status co_context_add_device(co_context *ctx, const co_backend *backend,
                                 const co_device_info *info, void *impl);
+
+/* Frees a device: its programs, then the backend's release (context.c). */
+void co_device_free(co_device *dev);
 
 /* The device behind an index of co_device_select. */
 co_device *co_context_device(const co_context *ctx, size_t index);
@@ -142,6 +160,21 @@ uint64_t co_hash(uint64_t h, const void *data, size_t len);
  * written only costs time). */
 bool co_cache_get(const char *kind, const char *key, void **data, size_t *size);
 void co_cache_put(const char *kind, const char *key, const void *data, size_t size);
+
+/* For program_text (src/core/il.c): find a tool (the first of `names`
+ * executable on PATH, else under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda
+ * + /bin); write data to a fresh temporary file (its path in `path`; the
+ * caller unlinks it); run `tool args` and take its stdout and stderr
+ * (*out malloc'ed, *status pclose's). */
+bool co_tool_find(const char *const *names, char *path, size_t len);
+co_status co_tool_temp(const void *data, size_t size, char *path, size_t len);
+co_status co_tool_run(const char *tool, const char *args, char **out, int *status);
+/* Groups of `local` a compute unit of compute capability 8.0-9.0 holds and
+ * the occupancy, from r's registers and shared memory (ptxas's figures,
+ * where there is no device to ask); also the largest group its registers
+ * allow. */
+void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info,
+                              const size_t local[3], size_t dynamic_local);
 
 /* Registration entries, one per backend folder. */
 const co_backend *co_backend_c(void);

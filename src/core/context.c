@@ -59,7 +59,7 @@ co_status co_context_create(co_context **out) {
     return CO_OK;
 }
 
-static void device_free(co_device *dev) {
+void co_device_free(co_device *dev) {
     for (size_t i = 0; i < dev->nprograms; i++) {
         dev->backend->program_free(dev, dev->programs[i].program);
         free(dev->programs[i].key);
@@ -71,7 +71,7 @@ static void device_free(co_device *dev) {
 
 void co_context_destroy(co_context *ctx) {
     if (!ctx) return;
-    for (size_t i = 0; i < ctx->ndevices; i++) device_free(ctx->devices[i]);
+    for (size_t i = 0; i < ctx->ndevices; i++) co_device_free(ctx->devices[i]);
     free(ctx->devices);
     free(ctx);
 }

@@ -119,7 +119,10 @@ co_status co_job_kernel(co_job *job, const char *source, const char *entry, cons
         strcpy(k, key);
         dev->programs[dev->nprograms++] = (co_program_entry){.key = k, .program = prog};
     }
-    return dev->backend->kernel(dev, prog, entry, out);
+    co_status st = dev->backend->kernel(dev, prog, entry, out);
+    if (!st && job->capture)
+        st = co_capture_kernel(job->capture, source, entry, defines, prog, *out);
+    return st;
 }
 
 co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], size_t local_mem) {
@@ -179,6 +182,9 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
         g[d] = (global[d] + local[d] - 1) / local[d] * local[d];
     }
     memcpy(job->used_local, l, sizeof l);
+    if (job->capture &&
+        (st = co_capture_launch(job->capture, kernel, dims, g, l, all_local - local_mem)))
+        return st;
     double ms = 0;
     st = job->dev->backend->launch(job->dev, kernel, dims, g, l, nargs, args, &ms);
     job->kernel_ms += ms;
@@ -223,8 +229,9 @@ static void backends_of(unsigned on, char *out, size_t len) {
 }
 
 /* Resolve workload, device and variant of a config; one clear error each. */
-static co_status resolve(co_context *ctx, const co_run_config *cfg, const co_workload **wl_out,
-                         co_device **dev_out, const co_variant **var_out) {
+static co_status resolve(co_context *ctx, const co_run_config *cfg, co_device *given,
+                         const co_workload **wl_out, co_device **dev_out,
+                         const co_variant **var_out) {
     const co_workload *wl = co_workload_find(cfg->workload);
     if (!wl) {
         const co_workload *const *list;
@@ -237,11 +244,13 @@ static co_status resolve(co_context *ctx, const co_run_config *cfg, const co_wor
         return co_fail(CO_ERR_INVALID, "unknown workload '%s' (use %s)",
                        cfg->workload ? cfg->workload : "", names);
     }
-    co_device *dev = co_context_device(ctx, cfg->device);
+    co_device *dev = given ? given : co_context_device(ctx, cfg->device);
     if (!dev)
         return co_fail(CO_ERR_INVALID, "device index %zu is out of range (%zu devices)",
                        cfg->device, co_device_count(ctx));
-    const char *vname = cfg->variant ? cfg->variant : co_variant_default(ctx, wl->name, cfg->device);
+    const char *vname = cfg->variant; /* else the device's default (co_variant_default) */
+    for (unsigned b = 0; !vname && b < 4; b++)
+        if (co_device_on(dev) == 1u << b) vname = wl->defaults[b];
     const co_variant *var = co_variant_find(wl, vname);
     if (!var) {
         char names[256];
@@ -559,7 +568,7 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     const co_workload *wl;
     co_device *dev;
     const co_variant *var;
-    st = resolve(ctx, cfg, &wl, &dev, &var);
+    st = resolve(ctx, cfg, NULL, &wl, &dev, &var);
     if (st) return st;
     co_job job = {.dev = dev, .var = var};
     memcpy(job.local, cfg->local, sizeof job.local);
@@ -635,6 +644,31 @@ done:
     return st;
 }
 
+co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg,
+                         co_capture *cap, co_result *out) {
+    memset(out, 0, sizeof *out);
+    const co_workload *wl;
+    const co_variant *var;
+    co_status st = resolve(ctx, cfg, dev, &wl, &dev, &var);
+    if (st) return st;
+    co_job job = {.dev = dev, .var = var, .capture = cap};
+    memcpy(job.local, cfg->local, sizeof job.local);
+    if ((st = resolve_params(&job, cfg))) return st;
+    co_problem p;
+    st = prepare(wl, dev, cfg, &p);
+    job.prob = &p;
+    double t;
+    if (!st) {
+        /* Filled as for a run: a kernel's indices may come from its inputs. */
+        wl->fill(&p, cfg->seed);
+        st = run_once(&job, &t);
+    }
+    if (!st) fill_result(out, &job, &p, dev);
+    free_device_arrays(&p, dev);
+    problem_free(&p);
+    return st;
+}
+
 /* ---- direct calls on caller data ---- */
 
 /* Run a variant once on caller-provided inputs (copied in, in array order)
@@ -649,7 +683,7 @@ static co_status call(const char *fn, co_context *ctx, size_t device, const char
     co_device *dev;
     const co_variant *var;
     co_status st = check_config(fn, ctx, &cfg);
-    if (!st) st = resolve(ctx, &cfg, &wl, &dev, &var);
+    if (!st) st = resolve(ctx, &cfg, NULL, &wl, &dev, &var);
     if (st) return st;
     co_job job = {.dev = dev, .var = var};
     st = resolve_params(&job, &cfg);

@@ -83,6 +83,7 @@ typedef struct co_job {
     size_t local[3];            /* asked for with --local; 0 = variant's choice */
     size_t used_local[3];       /* what the last launch used */
     double kernel_ms;           /* summed over the launches of one run */
+    struct co_capture *capture; /* a capture run (il.c): kernels and launches recorded */
 } co_job;
 
 struct co_variant {
@@ -226,6 +227,18 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
 co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from);
 /* Anchors timed by their own means add their time here. */
 void co_job_add_time(co_job *job, double ms);
+
+/* A capture run (src/core/il.c): the variant runs once, unverified and
+ * untimed, on dev (NULL: cfg->device of ctx; il.c passes an offline NVRTC
+ * device), and co_job_kernel / co_job_launch report each kernel built and
+ * each launch to `cap`. *out gets the run's names and tunables. */
+typedef struct co_capture co_capture;
+co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg,
+                         co_capture *cap, co_result *out);
+co_status co_capture_kernel(co_capture *cap, const char *source, const char *entry,
+                            const char *defines, co_program *prog, co_kernel *kernel);
+co_status co_capture_launch(co_capture *cap, co_kernel *kernel, unsigned dims,
+                            const size_t global[3], const size_t local[3], size_t dynamic_local);
 
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */

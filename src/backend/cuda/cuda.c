@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/cuda/cuda_access.h"
 
@@ -73,6 +74,8 @@
       (CUfunction, CUfunction_attribute, int))                                              \
     X(CUresult, FuncGetAttribute, "cuFuncGetAttribute", NULL,                               \
       (int *, CUfunction_attribute, CUfunction))                                            \
+    X(CUresult, OccupancyMaxActiveBlocksPerMultiprocessor,                                  \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, (int *, CUfunction, int, size_t))   \
     X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
        CUstream, void **, void **))
@@ -245,7 +248,13 @@ struct co_kernel {
 };
 
 struct co_program {
-    CUmodule module;
+    CUmodule module; /* NULL on an offline device */
+    /* What it was built from, for il.c: the compile that shows the PTX,
+     * the cubin and ptxas's figures (made on first use). */
+    char *name, *source, *defines;
+    char *ptx, *ptxas_log;
+    void *cubin;
+    size_t cubin_size;
     co_kernel **kernels; /* each allocated alone: pointers stay valid */
     size_t nkernels;
 };
@@ -516,14 +525,14 @@ static void pinned_free(co_device *dev, co_pinned *p) {
 /* ---- NVRTC ------------------------------------------------------------- */
 
 /* Options: each -D of `defines` on its own, then ours. Points into *copy. */
-static co_status make_options(const char *defines, const char *arch_option, char **copy,
-                              const char ***opts, int *nopts) {
+static co_status make_options(const char *defines, const char *arch_option, const char *extra,
+                              char **copy, const char ***opts, int *nopts) {
     static const char *const fixed[] = {"-default-device", "--std=c++17",
                                         "-DCO_CUDA_BACKEND=1"};
     const size_t nfixed = sizeof fixed / sizeof *fixed;
     const char *ws = " \t\r\n";
     *copy = malloc(strlen(defines) + 1);
-    *opts = malloc((strlen(defines) / 2 + 3 + nfixed) * sizeof **opts); /* >= tokens + ours */
+    *opts = malloc((strlen(defines) / 2 + 4 + nfixed) * sizeof **opts); /* >= tokens + ours */
     if (!*copy || !*opts) {
         free(*copy);
         free(*opts);
@@ -541,12 +550,27 @@ static co_status make_options(const char *defines, const char *arch_option, char
     /* kernels/dialect.h: CO_FP_STRICT asks every compiler not to contract
      * a*b+c into fma, so a kernel rounds as the host C does. */
     if (strstr(defines, "-DCO_FP_STRICT")) (*opts)[n++] = "--fmad=false";
+    if (extra) (*opts)[n++] = extra;
     *nopts = n;
     return CO_OK;
 }
 
+/* The log and the PTX of a compiled program into il. */
+static co_status nvrtc_texts(nvrtcProgram prog, co_program *il) {
+    size_t log_len = 0, ptx_len = 0;
+    co_status st = NVRTC(GetProgramLogSize, (prog, &log_len));
+    if (!st) st = NVRTC(GetPTXSize, (prog, &ptx_len));
+    if (!st && (!(il->ptxas_log = calloc(log_len + 1, 1)) || !(il->ptx = calloc(ptx_len + 1, 1))))
+        st = co_fail(CO_ERR_NOMEM, "out of host memory");
+    if (!st) st = NVRTC(GetProgramLog, (prog, il->ptxas_log));
+    if (!st) st = NVRTC(GetPTX, (prog, il->ptx));
+    return st;
+}
+
+/* il.c's compile (il not NULL): also ptxas's report (-v) in il->ptxas_log
+ * and the PTX in il->ptx. */
 static co_status nvrtc_compile(const char *name, const char *source, const char *defines,
-                               const char *arch, void **out, size_t *size) {
+                               const char *arch, void **out, size_t *size, co_program *il) {
     *out = NULL;
     *size = 0;
     if (!defines) defines = "";
@@ -555,7 +579,8 @@ static co_status nvrtc_compile(const char *name, const char *source, const char 
     char *copy = NULL;
     const char **opts = NULL;
     int nopts = 0;
-    co_status st = make_options(defines, arch_option, &copy, &opts, &nopts);
+    co_status st = make_options(defines, arch_option, il ? "--ptxas-options=-v" : NULL, &copy,
+                                &opts, &nopts);
     if (st) return st;
 
     nvrtcProgram prog = NULL;
@@ -575,6 +600,7 @@ static co_status nvrtc_compile(const char *name, const char *source, const char 
         goto done;
     }
     if ((st = nvrtc_check("nvrtcCompileProgram", r))) goto done;
+    if (il && (st = nvrtc_texts(prog, il))) goto done;
 
     /* sm_XY: a cubin for that GPU; compute_XY: PTX that the driver JITs. */
     bool cubin = strncmp(arch, "sm_", 3) == 0;
@@ -615,7 +641,7 @@ static co_status cached_compile(const char *name, const char *source, const char
              (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines ? defines : "");
     co_status st = CO_OK;
     if (!co_cache_get("cuda", key, out, size) &&
-        !(st = nvrtc_compile(name, source, defines, arch, out, size)))
+        !(st = nvrtc_compile(name, source, defines, arch, out, size, NULL)))
         co_cache_put("cuda", key, *out, *size);
     free(key);
     return st;
@@ -689,6 +715,21 @@ co_status co_cuda_compile(const char *name, const char *source, const char *defi
 
 /* ---- programs and kernels ---------------------------------------------- */
 
+static char *copy_of(const char *s) {
+    char *c = malloc(strlen(s ? s : "") + 1);
+    if (c) strcpy(c, s ? s : "");
+    return c;
+}
+
+static co_status keep_sources(co_program *prog, const char *name, const char *source,
+                              const char *defines) {
+    prog->name = copy_of(name);
+    prog->source = copy_of(source);
+    prog->defines = copy_of(defines);
+    return prog->name && prog->source && prog->defines
+               ? CO_OK : co_fail(CO_ERR_NOMEM, "out of host memory");
+}
+
 static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
                        co_program **out) {
     cu_device *d = dev->impl;
@@ -706,6 +747,11 @@ static co_status build(co_device *dev, const char *name, const char *source, con
         free(bin);
         return co_fail(CO_ERR_NOMEM, "out of host memory");
     }
+    if ((st = keep_sources(prog, name, source, defines))) {
+        free(bin);
+        program_free(dev, prog);
+        return st;
+    }
     /* The JIT's log says why a module does not load (PTX too new for the
      * driver, a cubin for another GPU). */
     char log[4096] = "";
@@ -715,7 +761,7 @@ static co_status build(co_device *dev, const char *name, const char *source, con
     if (!st) st = CU(ModuleLoadDataEx, (&prog->module, bin, 2, keys, values));
     free(bin);
     if (st) {
-        free(prog);
+        program_free(dev, prog);
         char note[4200];
         snprintf(note, sizeof note, " loading kernel %s.cl (%s)%s%s", name, d->arch,
                  log[0] ? ":\n" : "", log);
@@ -727,10 +773,18 @@ static co_status build(co_device *dev, const char *name, const char *source, con
 
 static void program_free(co_device *dev, co_program *prog) {
     if (!prog) return;
-    cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
     for (size_t i = 0; i < prog->nkernels; i++) free(prog->kernels[i]);
     free(prog->kernels);
-    cu.ModuleUnload(prog->module);
+    if (prog->module) {
+        cu.CtxSetCurrent(((cu_device *)dev->impl)->ctx);
+        cu.ModuleUnload(prog->module);
+    }
+    free(prog->name);
+    free(prog->source);
+    free(prog->defines);
+    free(prog->ptx);
+    free(prog->ptxas_log);
+    free(prog->cubin);
     free(prog);
 }
 
@@ -761,11 +815,22 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     strcpy(k->entry, entry);
     k->module = prog->module;
     k->dynamic_allowed = 0;
-    co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
-    if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
-    if (!st) st = CU(FuncGetAttribute, (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
-    if (!st) st = CU(FuncGetAttribute, (&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
-    if (!st) st = set_carveout(k->fn);
+    co_status st = CO_OK;
+    if (!prog->module) { /* an offline device: the entry is looked for in the PTX */
+        char key[160];
+        snprintf(key, sizeof key, ".entry %.100s(", entry);
+        k->fn = NULL;
+        k->max_threads = (int)dev->info.max_work_group_size;
+        k->regs = 0;
+        if (!strstr(prog->ptx, key))
+            st = co_fail(CO_ERR_DEVICE, "CUDA: no kernel '%s' in %s.cl", entry, prog->name);
+    } else {
+        st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
+        if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
+        if (!st) st = CU(FuncGetAttribute, (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+        if (!st) st = CU(FuncGetAttribute, (&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
+        if (!st) st = set_carveout(k->fn);
+    }
     if (st) {
         free(k);
         char note[160];
@@ -961,6 +1026,276 @@ static co_status constant_from_buffer(co_device *dev, co_kernel *k, const char *
     return st;
 }
 
+/* ---- what the compiler made of it (src/core/il.c) ---------------------- */
+
+/* The compile that shows it, once a program: the PTX, ptxas's report (-v)
+ * and, for a real architecture, the cubin (not cached: a diagnostic). */
+static co_status il_compile(const cu_device *d, co_program *prog) {
+    if (prog->ptx) return CO_OK;
+    void *bin;
+    size_t size;
+    co_status st = nvrtc_compile(prog->name, prog->source, prog->defines, d->arch, &bin, &size,
+                                 prog);
+    if (st) {
+        free(prog->ptx);
+        free(prog->ptxas_log);
+        prog->ptx = prog->ptxas_log = NULL;
+        return st;
+    }
+    if (strncmp(d->arch, "sm_", 3) == 0) {
+        prog->cubin = bin;
+        prog->cubin_size = size;
+    } else {
+        free(bin);
+    }
+    return CO_OK;
+}
+
+static const char *il_formats(const co_device *dev) {
+    (void)dev;
+    return "ptx sass";
+}
+
+static co_status program_text(co_device *dev, co_program *prog, co_kernel *k, const char *format,
+                              const size_t local[3], char **out) {
+    (void)k, (void)local;
+    const cu_device *d = dev->impl;
+    *out = NULL;
+    co_status st = il_compile(d, prog);
+    if (st) return st;
+    if (!strcmp(format, "ptx"))
+        return (*out = copy_of(prog->ptx)) ? CO_OK : co_fail(CO_ERR_NOMEM, "out of host memory");
+    static const char *const tools[] = {"cuobjdump", "nvdisasm", NULL};
+    char tool[1024], path[512], args[600];
+    if (!co_tool_find(tools, tool, sizeof tool))
+        return co_fail(CO_ERR_UNSUPPORTED, "SASS not available: no nvdisasm/cuobjdump found "
+                       "(on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin)");
+    if (!prog->cubin)
+        return co_fail(CO_ERR_UNSUPPORTED, "SASS not available: %s is PTX that the driver "
+                       "compiles (this NVRTC does not know the GPU)", d->arch);
+    if ((st = co_tool_temp(prog->cubin, prog->cubin_size, path, sizeof path))) return st;
+    snprintf(args, sizeof args, strstr(tool, "cuobjdump") ? "-sass %s" : "%s", path);
+    int status = 0;
+    st = co_tool_run(tool, args, out, &status);
+    unlink(path);
+    if (!st && status != 0) {
+        st = co_fail(CO_ERR_DEVICE, "%s %s failed: %.300s", tool, args, *out);
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* ptxas -v's figures for entry: after "Function properties for ENTRY",
+ * "N bytes stack frame, N bytes spill stores, N bytes spill loads", then
+ * "Used N registers, ..., N bytes smem, ...". */
+static void ptxas_figures(const char *log, const char *entry, co_il_resources *r) {
+    char key[160];
+    snprintf(key, sizeof key, "Function properties for %.100s\n", entry);
+    const char *p = log ? strstr(log, key) : NULL;
+    if (!p) return;
+    p += strlen(key);
+    const char *next = strstr(p, "Function properties for ");
+    const char *frame = strstr(p, "bytes stack frame"), *used = strstr(p, "Used ");
+    if (frame && (!next || frame < next)) {
+        while (frame > p && frame[-1] != '\n') frame--;
+        sscanf(frame + strcspn(frame, "0123456789"),
+               "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
+               &r->stack_bytes, &r->spill_stores, &r->spill_loads);
+    }
+    if (used && (!next || used < next)) {
+        sscanf(used, "Used %ld registers", &r->registers);
+        const char *end = strchr(used, '\n'), *smem = strstr(used, " bytes smem");
+        r->shared_bytes = 0;
+        if (smem && (!end || smem < end)) {
+            while (smem > used && smem[-1] != ' ') smem--;
+            r->shared_bytes = strtol(smem, NULL, 10);
+        }
+    }
+}
+
+static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k,
+                                  const size_t local[3], size_t dynamic_local,
+                                  co_il_resources *r) {
+    const cu_device *d = dev->impl;
+    co_status st = il_compile(d, prog);
+    if (st) return st;
+    ptxas_figures(prog->ptxas_log, k->entry, r);
+    if (!k->fn) { /* offline: the occupancy from the architecture's limits */
+        co_il_estimate_occupancy(r, &dev->info, local, dynamic_local);
+        snprintf(r->from, sizeof r->from, "ptxas -v (NVRTC %s); occupancy from sm_80-90 limits",
+                 d->arch);
+        return CO_OK;
+    }
+    int regs = 0, stack = 0, shared = 0, max = 0, groups = 0;
+    const int threads = (int)(local[0] * local[1] * local[2]);
+    st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(FuncGetAttribute, (&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
+    if (!st) st = CU(FuncGetAttribute, (&stack, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn));
+    if (!st) st = CU(FuncGetAttribute, (&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
+    if (!st) st = CU(FuncGetAttribute, (&max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+    if (!st) st = CU(OccupancyMaxActiveBlocksPerMultiprocessor,
+                     (&groups, k->fn, threads, dynamic_local));
+    if (st) return st;
+    const int per_sm = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    r->registers = regs;
+    r->stack_bytes = stack;
+    r->shared_bytes = shared;
+    r->max_group = max;
+    r->groups_per_cu = groups;
+    r->occupancy = per_sm ? (double)groups * ((threads + 31) / 32) / (per_sm / 32) : -1;
+    snprintf(r->from, sizeof r->from, "cuFuncGetAttribute, cuOccupancy...; spills: ptxas -v (%s)",
+             d->arch);
+    return CO_OK;
+}
+
+/* ---- an offline device: NVRTC alone, nothing runs ---------------------- */
+
+static void offline_release(co_device *dev) {
+    free(dev->impl);
+    dev->impl = NULL;
+}
+
+static co_status offline_build(co_device *dev, const char *name, const char *source,
+                               const char *defines, co_program **out) {
+    co_program *prog = calloc(1, sizeof *prog);
+    if (!prog) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    co_status st = keep_sources(prog, name, source, defines);
+    if (!st) st = il_compile(dev->impl, prog);
+    if (st) {
+        program_free(dev, prog);
+        return st;
+    }
+    *out = prog;
+    return CO_OK;
+}
+
+static co_status offline_alloc(co_device *dev, size_t bytes, co_buf **out) {
+    (void)dev;
+    if (!(*out = calloc(1, sizeof **out))) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    (*out)->bytes = bytes;
+    return CO_OK;
+}
+
+static void offline_free(co_device *dev, co_buf *buf) {
+    (void)dev;
+    free(buf);
+}
+
+static co_status offline_copy(co_device *dev, co_buf *buf, size_t bytes) {
+    return check_size(dev, buf, bytes);
+}
+static co_status offline_upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    (void)src;
+    return offline_copy(dev, dst, bytes);
+}
+static co_status offline_download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    (void)dst;
+    return offline_copy(dev, src, bytes);
+}
+
+static co_status offline_launch(co_device *dev, co_kernel *k, unsigned dims,
+                                const size_t global[3], const size_t local[3], size_t nargs,
+                                const co_arg *args, double *kernel_ms) {
+    (void)dev, (void)k, (void)dims, (void)global, (void)local, (void)nargs, (void)args;
+    if (kernel_ms) *kernel_ms = 0;
+    return CO_OK;
+}
+
+static co_status offline_image_alloc(co_device *dev, size_t width, size_t height,
+                                     co_img_format format, co_img_border border, co_img **out) {
+    (void)dev, (void)format, (void)border;
+    if (!(*out = calloc(1, sizeof **out))) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    (*out)->width = width;
+    (*out)->height = height;
+    return CO_OK;
+}
+
+static void offline_image_free(co_device *dev, co_img *img) {
+    (void)dev;
+    free(img);
+}
+
+static co_status offline_image_copy(co_device *dev, co_img *dst, co_buf *src, double *ms) {
+    (void)dev, (void)dst, (void)src;
+    *ms = 0;
+    return CO_OK;
+}
+
+static co_status offline_constant(co_device *dev, co_kernel *k, const char *symbol, co_buf *src,
+                                  size_t bytes, double *ms) {
+    (void)dev, (void)k, (void)symbol, (void)src, (void)bytes;
+    *ms = 0;
+    return CO_OK;
+}
+
+static const co_backend offline_backend = {
+    .name = "cuda",
+    .release = offline_release,
+    .alloc = offline_alloc,
+    .free = offline_free,
+    .upload = offline_upload,
+    .download = offline_download,
+    .build = offline_build,
+    .program_free = program_free,
+    .kernel = kernel,
+    .launch = offline_launch,
+    .constant_from_buffer = offline_constant,
+    .image_support = image_support,
+    .image_alloc = offline_image_alloc,
+    .image_free = offline_image_free,
+    .image_copy_from_buffer = offline_image_copy,
+    .il_formats = il_formats,
+    .program_text = program_text,
+    .kernel_resources = kernel_resources,
+};
+
+co_status co_cuda_offline_device(const char *arch, co_device **out) {
+    *out = NULL;
+    if (!lib_open(&nvrtc_lib)) return co_fail(CO_ERR_UNSUPPORTED, "%s", nvrtc_lib.why);
+    int cc = 0, end = 0, below, oldest, major = 0, minor = 0;
+    bool exact;
+    if (!arch || sscanf(arch, "sm_%d%n", &cc, &end) != 1 || arch[end])
+        return co_fail(CO_ERR_INVALID, "CUDA: unknown target '%s' (use sm_XY, e.g. sm_90)",
+                       arch ? arch : "");
+    co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
+    if (st) return st;
+    if (!exact) return nvrtc_unsupported(CO_ERR_INVALID, arch, oldest);
+    co_device *dev = calloc(1, sizeof *dev);
+    cu_device *d = calloc(1, sizeof *d);
+    if (!dev || !d) {
+        free(dev);
+        free(d);
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    }
+    nv.Version(&major, &minor);
+    d->cc = cc;
+    snprintf(d->arch, sizeof d->arch, "sm_%d", cc);
+    co_device_info *info = &dev->info;
+    snprintf(info->spec, sizeof info->spec, "nvrtc:sm_%d", cc);
+    snprintf(info->backend, sizeof info->backend, "cuda");
+    snprintf(info->name, sizeof info->name, "NVRTC sm_%d, no device (an H200's limits)", cc);
+    snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
+    snprintf(info->platform, sizeof info->platform, "CUDA (offline)");
+    snprintf(info->api_version, sizeof info->api_version, "NVRTC %d.%d", major, minor);
+    /* An H200's (the GPU the defaults were measured on): the variants size
+     * their launches from these. */
+    info->type = CO_DEVICE_GPU;
+    info->compute_units = 132;
+    info->max_work_group_size = 1024;
+    info->max_work_item_sizes[0] = info->max_work_item_sizes[1] = 1024;
+    info->max_work_item_sizes[2] = 64;
+    info->local_mem_bytes = 48 << 10;
+    info->local_mem_arg_bytes = 227 << 10;
+    info->cache_bytes = 60 << 20;
+    info->global_mem_bytes = info->max_alloc_bytes = (size_t)140 << 30;
+    info->clock_mhz = 1980;
+    dev->backend = &offline_backend;
+    dev->impl = d;
+    *out = dev;
+    return CO_OK;
+}
+
 static const co_backend cuda_backend = {
     .name = "cuda",
     .probe = probe,
@@ -980,6 +1315,9 @@ static const co_backend cuda_backend = {
     .image_alloc = image_alloc,
     .image_free = image_free,
     .image_copy_from_buffer = image_copy_from_buffer,
+    .il_formats = il_formats,
+    .program_text = program_text,
+    .kernel_resources = kernel_resources,
 };
 
 const co_backend *co_backend_cuda(void) { return &cuda_backend; }

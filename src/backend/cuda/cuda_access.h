@@ -56,4 +56,10 @@ co_cuda_fn co_cuda_dlsym(void *lib, const char *name);
 co_status co_cuda_compile(const char *name, const char *source, const char *defines,
                           const char *arch, void **out, size_t *size);
 
+/* An offline device (src/core/il.c): NVRTC compiles for arch ("sm_90")
+ * with no driver or GPU; buffers and launches do nothing; its limits are an
+ * H200's. Free it with co_device_free. CO_ERR_INVALID for an arch NVRTC
+ * does not know, CO_ERR_UNSUPPORTED without NVRTC. */
+co_status co_cuda_offline_device(const char *arch, co_device **out);
+
 #endif

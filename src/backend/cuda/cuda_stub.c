@@ -22,3 +22,9 @@ co_status co_cuda_compile(const char *name, const char *source, const char *defi
     *size = 0;
     return co_fail(CO_ERR_UNSUPPORTED, NO_HEADERS);
 }
+
+co_status co_cuda_offline_device(const char *arch, co_device **out) {
+    (void)arch;
+    *out = NULL;
+    return co_fail(CO_ERR_UNSUPPORTED, NO_HEADERS);
+}

@@ -3,7 +3,9 @@
  * in-order profiling queue per device; kernel time from events. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/opencl/opencl_access.h"
@@ -490,6 +492,201 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
     return CO_OK;
 }
 
+/* ---- what the compiler made of it (src/core/il.c) ---------------------- */
+
+static bool is_pocl(const co_device *dev) {
+    return strstr(dev->info.platform, "Portable Computing Language") != NULL ||
+           strstr(dev->info.api_version, "PoCL") != NULL;
+}
+
+/* PoCL: the work-group function it compiled for the launch (wg: LLVM IR;
+ * asm: its machine code) and the program's IR; NVIDIA: the binary is PTX. */
+static const char *il_formats(const co_device *dev) {
+    if (is_pocl(dev)) return "wg ir asm";
+    return strstr(dev->info.vendor, "NVIDIA") ? "ptx" : "binary";
+}
+
+static co_status program_binary(co_program *p, unsigned char **bin, size_t *size) {
+    *bin = NULL;
+    cl_int err = clGetProgramInfo(p->program, CL_PROGRAM_BINARY_SIZES, sizeof *size, size, NULL);
+    if (err == CL_SUCCESS && !(*bin = malloc(*size + 1)))
+        return co_fail(CO_ERR_NOMEM, "out of host memory");
+    if (err == CL_SUCCESS)
+        err = clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof *bin, bin, NULL);
+    if (err != CL_SUCCESS) {
+        free(*bin);
+        *bin = NULL;
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clGetProgramInfo(CL_PROGRAM_BINARIES) failed: %s",
+                       co_opencl_error_name(err));
+    }
+    (*bin)[*size] = 0;
+    return CO_OK;
+}
+
+/* Run a disassembler on data (a temporary file); its output in *out. */
+static co_status disassemble(const char *const *tools, const char *what, const char *flags,
+                             const char *file, const void *data, size_t size, char **out) {
+    char tool[1024], path[512], args[1200];
+    if (!co_tool_find(tools, tool, sizeof tool))
+        return co_fail(CO_ERR_UNSUPPORTED, "%s not available: no %s found on PATH", what, tools[0]);
+    co_status st = file ? CO_OK : co_tool_temp(data, size, path, sizeof path);
+    if (st) return st;
+    snprintf(args, sizeof args, "%s %s -o -", flags, file ? file : path);
+    if (strstr(tool, "objdump")) snprintf(args, sizeof args, "%s %s", flags, file ? file : path);
+    int status = 0;
+    st = co_tool_run(tool, args, out, &status);
+    /* llvm-dis 14 reads LLVM 15's bitcode (PoCL 3.1's) with opaque pointers. */
+    if (!st && status && strstr(*out, "-opaque-pointers")) {
+        free(*out);
+        char again[1300];
+        snprintf(again, sizeof again, "-opaque-pointers %s", args);
+        st = co_tool_run(tool, again, out, &status);
+    }
+    if (!file) unlink(path);
+    if (!st && status) {
+        st = co_fail(CO_ERR_DEVICE, "%s %s failed: %.300s", tool, args, *out);
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* PoCL's program binary ("poclbin" 3.x): a header with the program's
+ * path in the kernel cache ("XX/HASH"), then files, each a name
+ * ("/program.bc"), a 32-bit length and its bytes. */
+static const char *poclbin_hash(const unsigned char *bin, size_t size) {
+    if (size < 256 || memcmp(bin, "poclbin", 8)) return NULL;
+    for (size_t i = 8; i + 16 < 256; i++) {
+        const char *s = (const char *)bin + i;
+        size_t n = strspn(s, "ABCDEFGHIJKLMNOP/");
+        if (n > 12 && s[2] == '/' && s[n] == 0 && memchr(s, 0, 256 - i)) return s;
+    }
+    return NULL;
+}
+
+static const unsigned char *poclbin_bitcode(const unsigned char *bin, size_t size, size_t *len) {
+    static const char name[] = "/program.bc";
+    const size_t name_len = sizeof name - 1;
+    for (size_t i = 0; i + name_len + 8 < size; i++)
+        if (!memcmp(bin + i, name, name_len)) {
+            const unsigned char *p = bin + i + name_len;
+            uint32_t n = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                         (uint32_t)p[3] << 24;
+            if (n <= size - (size_t)(p + 4 - bin) && !memcmp(p + 4, "BC\xc0\xde", 4)) {
+                *len = n;
+                return p + 4;
+            }
+        }
+    return NULL;
+}
+
+/* PoCL's kernel cache ($POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache,
+ * else ~/.cache/pocl/kcache) holds the program under its binary's path,
+ * and there ENTRY/L0-L1-L2-.../ the work-group function PoCL compiled for
+ * that group size at the first launch: parallel.bc (kept where
+ * POCL_LEAVE_KERNEL_COMPILER_TEMP_FILES was set) and ENTRY.so; `file` is
+ * the one wanted, the newest is taken (a grid may have its own). */
+static bool pocl_kernel_dir(const unsigned char *bin, size_t size, const char *entry,
+                            const size_t local[3], const char *file, char *out, size_t len) {
+    char root[600];
+    const char *env = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME"), *hash = poclbin_hash(bin, size);
+    if (env && *env) snprintf(root, sizeof root, "%s", env);
+    else if (xdg && *xdg) snprintf(root, sizeof root, "%s/pocl/kcache", xdg);
+    else snprintf(root, sizeof root, "%s/.cache/pocl/kcache", home ? home : "");
+    char prefix[96], kdir[1000];
+    snprintf(prefix, sizeof prefix, "%zu-%zu-%zu-", local[0], local[1], local[2]);
+    snprintf(kdir, sizeof kdir, "%s/%s/%s", root, hash ? hash : "?", entry);
+    bool found = false;
+    time_t newest = 0;
+    DIR *kd = hash ? opendir(kdir) : NULL;
+    for (struct dirent *c; kd && (c = readdir(kd));) {
+        char path[1400];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s/%s", kdir, c->d_name, file);
+        if (!strncmp(c->d_name, prefix, strlen(prefix)) && !stat(path, &sb) &&
+            (!found || sb.st_mtime > newest)) {
+            snprintf(out, len, "%s/%s", kdir, c->d_name);
+            found = true;
+            newest = sb.st_mtime;
+        }
+    }
+    if (kd) closedir(kd);
+    if (!found) snprintf(out, len, "%s", kdir);
+    return found;
+}
+
+static co_status program_text(co_device *dev, co_program *p, co_kernel *k, const char *format,
+                              const size_t local[3], char **out) {
+    static const char *const llvm_dis[] = {"llvm-dis", "llvm-dis-15", "llvm-dis-14", NULL};
+    static const char *const objdump[] = {"objdump", NULL};
+    unsigned char *bin;
+    size_t size;
+    *out = NULL;
+    co_status st = program_binary(p, &bin, &size);
+    if (st) return st;
+    if (!strcmp(format, "ptx") || !strcmp(format, "binary")) {
+        if (strlen((char *)bin) != size)
+            st = co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s is not text (%zu bytes)",
+                         dev->info.spec, size);
+        else *out = (char *)bin, bin = NULL;
+    } else if (!strcmp(format, "ir")) {
+        size_t n = 0;
+        const unsigned char *bc = poclbin_bitcode(bin, size, &n);
+        st = bc ? disassemble(llvm_dis, "LLVM IR", "", NULL, bc, n, out)
+                : co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s holds no LLVM bitcode "
+                          "(%zu bytes)", dev->info.spec, size);
+    } else {
+        char dir[1600], file[1800], so[160];
+        snprintf(so, sizeof so, "%.100s.so", k->entry);
+        const bool wg = !strcmp(format, "wg");
+        if (!pocl_kernel_dir(bin, size, k->entry, local, wg ? "parallel.bc" : so, dir,
+                             sizeof dir))
+            st = co_fail(CO_ERR_UNSUPPORTED, "PoCL kept no %s of '%s' for groups of %zux%zux%zu "
+                         "under %s (it compiles one at the first launch; %s)",
+                         wg ? "work-group function (parallel.bc)" : "machine code", k->entry,
+                         local[0], local[1], local[2], dir,
+                         wg ? "it keeps its IR where POCL_LEAVE_KERNEL_COMPILER_TEMP_FILES=1 "
+                              "was set when it compiled" : "POCL_KERNEL_CACHE=0 keeps none");
+        else if (!strcmp(format, "wg")) {
+            snprintf(file, sizeof file, "%s/parallel.bc", dir);
+            st = disassemble(llvm_dis, "LLVM IR", "", file, NULL, 0, out);
+        } else {
+            snprintf(file, sizeof file, "%s/%s.so", dir, k->entry);
+            st = disassemble(objdump, "machine code", "-d --no-show-raw-insn", file, NULL, 0, out);
+        }
+    }
+    free(bin);
+    return st;
+}
+
+static co_status kernel_resources(co_device *dev, co_program *p, co_kernel *k,
+                                  const size_t local[3], size_t dynamic_local,
+                                  co_il_resources *r) {
+    (void)p, (void)local, (void)dynamic_local;
+    cl_device_state *st = dev->impl;
+    size_t wg = 0, multiple = 0;
+    cl_ulong lmem = 0, pmem = 0;
+    cl_int err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
+                                          &wg, NULL);
+    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_LOCAL_MEM_SIZE,
+                                             sizeof lmem, &lmem, NULL);
+    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_PRIVATE_MEM_SIZE,
+                                             sizeof pmem, &pmem, NULL);
+    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id,
+                                             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                             sizeof multiple, &multiple, NULL);
+    if (err)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clGetKernelWorkGroupInfo(%s) failed: %s",
+                       k->entry, co_opencl_error_name(err));
+    r->max_group = (long)wg;
+    r->shared_bytes = (long)lmem; /* with the local-memory arguments last set */
+    r->stack_bytes = (long)pmem;
+    r->preferred_multiple = (long)multiple;
+    snprintf(r->from, sizeof r->from, "clGetKernelWorkGroupInfo");
+    return CO_OK;
+}
+
 static const co_backend backend = {
     .name = "opencl",
     .probe = probe,
@@ -508,6 +705,9 @@ static const co_backend backend = {
     .image_alloc = image_alloc,
     .image_free = image_free,
     .image_copy_from_buffer = image_copy_from_buffer,
+    .il_formats = il_formats,
+    .program_text = program_text,
+    .kernel_resources = kernel_resources,
 };
 
 const co_backend *co_backend_opencl(void) { return &backend; }
