@@ -271,6 +271,9 @@ static co_status run_c(co_job *job) {
     const size_t ec = (size_t)s->w * s->ch;
     for (size_t y = 0; y < (size_t)s->h; y++)
         for (size_t i = 0; i < ec; i++) {
+            if (co_job_progress(job, "pixel", (double)(y * (size_t)s->w + i / (size_t)s->ch),
+                                (double)s->h * s->w))
+                return co_job_stopped(job);
             co_host_id[0] = i, co_host_id[1] = y;
             if (s->format == FMT_F32) box_naive_f32(s->w, s->h, s->radius, s->border, s->in, s->out);
             else box_naive_u8(s->w, s->h, s->radius, s->border, s->in, s->out);

@@ -494,13 +494,22 @@ static co_status brute_allowed(const co_job *job, double limit) {
     return CO_OK;
 }
 
+/* After each host step: a frame every K steps, and the progress. */
+static bool host_step(void *ctx, const float *state, int step) {
+    co_job *job = ctx;
+    collider_state *s = job->prob->state;
+    if (s->frames && step % s->every == 0) frame(s, state, step);
+    return co_job_progress(job, "step", step, s->cfg.steps);
+}
+
 static co_status run_host(co_job *job, bool grid, bool par) {
     collider_state *s = job->prob->state;
     co_status st = grid ? CO_OK : brute_allowed(job, BRUTE_HOST_MAX);
     if (!st) st = frames_begin(s);
     if (st) return st;
-    host_simulate(&s->cfg, s->in, s->props, s->out, s->tmp, s->grid, grid, par, s->every,
-                  s->frames ? frame : NULL, s);
+    if (!host_simulate(&s->cfg, s->in, s->props, s->out, s->tmp, s->grid, grid, par, host_step,
+                       job))
+        return co_job_stopped(job);
     return s->frame_status;
 }
 
@@ -619,6 +628,7 @@ static co_status run_device(co_job *job, bool grid) {
             if (!st) frame(s, s->tmp, step + 1);
             if (!st) st = s->frame_status;
         }
+        if (!st && co_job_progress(job, "step", step + 1, c->steps)) st = co_job_stopped(job);
         src = dst;
     }
     return st;
