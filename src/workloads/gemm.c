@@ -325,7 +325,9 @@ const co_workload co_workload_gemm = {
     CO_VARIANTS(variants),
     .defaults = {"c", "omp", "reg2d", "reg2d"},
     .anchors = {"openblas", "openblas", "clblast", "cublas"},
-    .bench_sets = "size=1024",
+    /* On CPUs the triple loop (c) and PoCL's naive take ~2 s a run at 512. */
+    .bench_sets = "size=512",
+    .bench_sets_gpu = "size=512;size=2048",
     .quick_sets = "size=512",
     .test_sets = "m=1 n=1 k=1;m=7 n=5 k=3;size=64;m=65 n=63 k=67;m=257 n=129 k=200;"
                  "m=2049 n=2 k=33;m=3 n=1030 k=9",
