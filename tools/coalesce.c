@@ -5,7 +5,7 @@
  *   coalesce bench [WORKLOAD...] [options]
  *   coalesce peak [--device SPEC] [--json]
  * Exit codes: 0 success and verified; 1 a wrong result or a device error;
- * 2 usage error. Every error is one line on stderr. */
+ * 2 usage error; 130 interrupted (Ctrl-C). Every error is one line on stderr. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,11 @@ static const char usage[] =
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
     "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
-    "exit: 0 ok, 1 wrong result or device error, 2 usage error\n";
+    "Long runs show their progress on a terminal (stderr); Ctrl-C stops cleanly and prints\n"
+    "what finished (bench: its rows so far), a second Ctrl-C at once. bench's default sizes\n"
+    "depend on the device type (CPU or GPU): bench --device all takes about BENCH_MINUTES\n"
+    "minutes on a 2-core machine.\n"
+    "exit: 0 ok, 1 wrong result or device error, 2 usage error, 130 interrupted (Ctrl-C)\n";
 
 static int usage_error(const char *fmt, const char *a, const char *b) {
     fputs("coalesce: ", stderr);
@@ -654,17 +658,17 @@ static int cmd_bench(co_context *ctx, cli *c) {
                     else if (!c->json && !c->csv) fprintf(stderr, "%s\n", what);
                     co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
                     any = true;
-                    if (stopped_here(&all, st, stopped, sizeof stopped)) break;
                     if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
                         free(all.v);
                         return fail(st);
                     }
-                    if (st && st != CO_ERR_UNSUPPORTED) worst = st;
-                    if (!c->json && !c->csv) { /* each row as it ends */
+                    if (st && st != CO_ERR_UNSUPPORTED && st != CO_ERR_INTERRUPTED) worst = st;
+                    if (st != CO_ERR_INTERRUPTED && !c->json && !c->csv) { /* each row as it ends */
                         compare(ctx, &all);
                         report_stream_row(stdout, &stream, &all.v[all.n - 1]);
                         fflush(stdout);
                     }
+                    if (stopped_here(&all, st, stopped, sizeof stopped)) break;
                 }
             }
         }
