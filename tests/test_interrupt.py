@@ -77,6 +77,11 @@ check("m=8 n=8 k=8" in out and "m=24 n=24 k=24" in out and " ok " in out,
       "bench: the rows that finished are printed", out)
 check("coalesce: interrupted" in out and "Sanitizer" not in out, "bench: message, no leak", out)
 
+# --json on a terminal: no progress line; what finished is still JSON.
+code, out = on_tty(LONG[0][0] + ["--json"], 1.5)
+check(code == 130 and "ETA" not in out and out.lstrip().startswith("[]"),
+      f"--json on a terminal: no progress, exit 130 ({code})", out)
+
 # Piped (not a terminal): nothing but the result, and SIGINT still stops it.
 p = subprocess.Popen([CO] + LONG[0][0], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 time.sleep(1.5)

@@ -61,8 +61,8 @@ static const char usage[] =
     "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
     "Long runs show their progress on a terminal (stderr); Ctrl-C stops cleanly and prints\n"
     "what finished (bench: its rows so far), a second Ctrl-C at once. bench's default sizes\n"
-    "depend on the device type (CPU or GPU): bench --device all takes about BENCH_MINUTES\n"
-    "minutes on a 2-core machine.\n"
+    "depend on the device type (CPU or GPU): bench --device all takes about 1-2 minutes on\n"
+    "a 2-core machine.\n"
     "exit: 0 ok, 1 wrong result or device error, 2 usage error, 130 interrupted (Ctrl-C)\n";
 
 static int usage_error(const char *fmt, const char *a, const char *b) {
@@ -430,7 +430,8 @@ static void print_summary(const co_context *ctx, const rows *all) {
     if (best.n) {
         printf("\nfastest per device (vs c: speedup over sequential C; vs anchor: the library's "
                "time over this one)\n");
-        report_table(stdout, best.v, best.n);
+        report_stream sums = {0};
+        for (size_t i = 0; i < best.n; i++) report_stream_row(stdout, &sums, &best.v[i]);
     }
     free(best.v);
 }
