@@ -70,7 +70,8 @@ static void expect_stop(co_context *ctx, size_t dev, const char *workload, const
     check(st == CO_ERR_INTERRUPTED, what, co_last_error());
     check(strstr(co_last_error(), "interrupted: ") && strstr(co_last_error(), unit), what,
           co_last_error());
-    check(!strcmp(r.workload, workload) && !strcmp(r.variant, variant), what, "names of the result");
+    check(!strcmp(r.workload, workload) && !strcmp(r.variant, variant), what,
+          "names of the result");
     check(s.calls == 4 && s.ordered && s.sane, what, "calls, order, fields");
     check(!strcmp(s.unit, unit) && !strcmp(s.phase, phase), what, s.unit);
     check(s.per_s > 0 && s.eta_ms > 0, what, "a rate and an ETA");
@@ -139,7 +140,8 @@ int main(void) {
         for (int quick = 0; quick < 2; quick++) {
             const char *cpu = co_workload_bench_sets_for(name, quick, CO_DEVICE_CPU);
             const char *gpu = co_workload_bench_sets_for(name, quick, CO_DEVICE_GPU);
-            check(cpu && gpu && !strncmp(gpu, cpu, strlen(cpu)), name, "GPU sets start with the CPU's");
+            check(cpu && gpu && !strncmp(gpu, cpu, strlen(cpu)), name,
+                  "GPU sets start with the CPU's");
             check(cpu == co_workload_bench_sets(name, quick), name, "co_workload_bench_sets");
         }
     }

@@ -258,10 +258,11 @@ static void with_commas(double x, char *out, size_t len) {
     out[o] = 0;
 }
 
-/* "6 h 46 min", "3 min 12 s", "12 s". */
+/* "6 h 46 min", "3 min 12 s", "12 s", "<1 s". */
 static void duration(double ms, char *out, size_t len) {
     const long s = (long)(ms / 1000 + 0.5);
-    if (s >= 3600) snprintf(out, len, "%ld h %ld min", s / 3600, s % 3600 / 60);
+    if (ms < 500) snprintf(out, len, "<1 s");
+    else if (s >= 3600) snprintf(out, len, "%ld h %ld min", s / 3600, s % 3600 / 60);
     else if (s >= 60) snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
     else snprintf(out, len, "%ld s", s);
 }
@@ -346,7 +347,8 @@ static bool measured(const report_row *r) {
 static const char *anchor_of(const co_context *ctx, const co_result *r) {
     const char *backend = "";
     for (size_t d = 0; d < co_device_count(ctx); d++)
-        if (!strcmp(co_device_get(ctx, d)->spec, r->device)) backend = co_device_get(ctx, d)->backend;
+        if (!strcmp(co_device_get(ctx, d)->spec, r->device))
+            backend = co_device_get(ctx, d)->backend;
     return co_workload_anchor(r->workload, backend);
 }
 
@@ -451,7 +453,7 @@ static void print_rows(const co_context *ctx, rows *all, const cli *c, bool tabl
         report_csv_header(stdout);
         for (size_t i = 0; i < all->n; i++) report_csv_row(stdout, &all->v[i]);
     } else if (table) {
-        if (all->n > 1) print_summary(ctx, all); /* the rows themselves were printed as they ended */
+        if (all->n > 1) print_summary(ctx, all); /* the rows were printed as they ended */
     } else {
         for (size_t i = 0; i < all->n; i++)
             if (all->v[i].status == CO_OK || all->v[i].status == CO_ERR_VERIFY)

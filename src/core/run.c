@@ -222,7 +222,9 @@ static void progress_view(const co_job *job, double now, co_progress *p) {
     const double in_phase = now - job->phase_ms;
     double left = frac > 0 ? in_phase * (1 - frac) / frac
                   : !ref && job->last_run_ms > 0 ? fmax(0, job->last_run_ms - in_phase) : -1;
-    const double per_run = job->last_run_ms > 0 ? job->last_run_ms : frac > 0 ? in_phase / frac : -1;
+    const double per_run = job->last_run_ms > 0 ? job->last_run_ms
+                           : frac > 0            ? in_phase / frac
+                                                 : -1;
     const unsigned runs = job_runs(job, per_run);
     *p = (co_progress){
         .workload = job->prob->wl->name, .variant = job->var->name, .device = job->dev->info.spec,
