@@ -36,7 +36,8 @@ typedef enum co_status {
     CO_ERR_BUILD,       /* a kernel failed to compile (log in co_last_error) */
     CO_ERR_DEVICE,      /* an API call failed at run time */
     CO_ERR_VERIFY,      /* the result differs from the reference */
-    CO_ERR_IO           /* file input/output */
+    CO_ERR_IO,          /* file input/output */
+    CO_ERR_INTERRUPTED  /* the progress callback asked to stop (Ctrl-C in the tool) */
 } co_status;
 
 /* Short name of a status ("invalid", "limit", ...; "unknown" for others). */
@@ -122,7 +123,13 @@ const char *co_workload_option(const char *workload, size_t index, const char **
  * "c"/"omp", "clblast" on "opencl", "cublas" on "cuda"), or NULL: none for
  * that backend (co_last_error untouched) or bad arguments (set). */
 const char *co_workload_anchor(const char *workload, const char *backend);
-/* Option sets `bench` runs: ";"-separated, each "name=value name=value". */
+/* Option sets `bench` runs on a device of a type: ";"-separated, each
+ * "name=value name=value". CPUs (c, omp, OpenCL on CPUs) get sets that
+ * their slowest variants (sequential C, O(N^2) brute force) finish in
+ * seconds; GPUs and accelerators the CPU's sets and larger ones. NULL for an
+ * unknown workload. */
+const char *co_workload_bench_sets_for(const char *workload, bool quick, co_device_type type);
+/* The sets of a CPU device (co_workload_bench_sets_for). */
 const char *co_workload_bench_sets(const char *workload, bool quick);
 /* Whether a variant runs on a device; if not, why (static string or "").
  * why is optional. */
@@ -145,6 +152,30 @@ typedef struct co_option {
 size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
                         size_t cap);
 
+/* How far a long run is, passed to co_run_config.progress. The library
+ * calls it from the thread that called co_run, at most about every 100 ms,
+ * and only while a run lasts: a run shorter than that never calls it.
+ * Pointers are valid during the call only. */
+typedef struct co_progress {
+    const char *workload, *variant, *device; /* the run; device is its spec */
+    const char *phase;    /* "reference", "warm-up" or "timed" */
+    unsigned run, runs;   /* this run, 1-based, warm-ups first, and the runs planned
+                             (revised as runs are timed; past the time budget fewer
+                             repetitions are made); 0 and 0 during the reference */
+    const char *unit;     /* what done counts: "step", "frame", "pixel", "row"; NULL
+                             where the run reports no loop of its own (a device kernel) */
+    double done, total;   /* of unit, within this run or the reference */
+    double per_s;         /* units per second in this run so far, 0 if not known */
+    double elapsed_ms;    /* since co_run began */
+    double eta_ms;        /* time left: of the whole co_run, or during the reference of
+                             the reference alone; < 0 where not yet known */
+} co_progress;
+
+/* Return true to stop: the loop that reported stops at its next check, the run
+ * frees what it holds and co_run returns CO_ERR_INTERRUPTED (a kernel already
+ * launched on a device finishes first). */
+typedef bool (*co_progress_fn)(const co_progress *progress, void *user);
+
 typedef struct co_run_config {
     const char *workload;
     const char *variant;      /* NULL: co_variant_default */
@@ -158,6 +189,8 @@ typedef struct co_run_config {
     unsigned warmup;          /* untimed runs before them */
     uint64_t seed;            /* inputs are random from this seed */
     bool verify;              /* check every repetition against the reference */
+    co_progress_fn progress;  /* NULL: none; see co_progress */
+    void *progress_user;      /* passed to it */
 } co_run_config;
 
 #define CO_MAX_KV 24 /* sizes or parameters of one run, at most */
@@ -211,7 +244,9 @@ typedef struct co_result {
  * Before anything is allocated, all the run takes (arrays, the reference
  * and checks when verifying, scratch, device copies) is held to the host's
  * free memory (MemAvailable, else 90% of RAM; the environment variable
- * COALESCE_MAX_HOST_BYTES lowers it) and the device's: CO_ERR_LIMIT. */
+ * COALESCE_MAX_HOST_BYTES lowers it) and the device's: CO_ERR_LIMIT.
+ * Returns CO_ERR_INTERRUPTED (nothing filled but the names) if cfg->progress asked
+ * to stop. */
 co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
 
 /* ---- device ceilings ------------------------------------------------- */

@@ -7,10 +7,13 @@
  * Exit codes: see EXIT_* below and the usage text. Every error is one line
  * on stderr, starting "coalesce: ". */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coalesce.h"
@@ -75,6 +78,10 @@ static const char usage[] =
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
     "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
+    "Long runs show their progress on a terminal (stderr); Ctrl-C stops cleanly and prints\n"
+    "what finished (bench: its rows so far), a second Ctrl-C at once. bench's default sizes\n"
+    "depend on the device type (CPU or GPU): bench --device all takes about 1-2 minutes on\n"
+    "a 2-core machine.\n"
     "exit codes:\n"
     "  0    ok: everything that ran was verified (bench: variants unavailable here skipped)\n"
     "  1    a wrong result, or a device, file or device-limit error\n"
@@ -93,9 +100,12 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return EXIT_USAGE;
 }
 
+#define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report a Ctrl-C */
+
 static int exit_code(co_status st) {
     switch (st) {
     case CO_OK: return EXIT_OK;
+    case CO_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
     case CO_ERR_INVALID: return EXIT_USAGE;
     case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
     default: return EXIT_FAILED;
@@ -281,6 +291,124 @@ static void cli_free(cli *c) {
     for (size_t i = 0; i < c->nopts; i++) free((char *)c->opts[i].name);
 }
 
+/* ---- progress and Ctrl-C ---- */
+
+/* The first Ctrl-C asks the run to stop (the progress callback returns
+ * true; the library frees what it holds and returns CO_ERR_INTERRUPTED), the
+ * second ends the process at once. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    if (interrupted) _exit(EXIT_INTERRUPTED);
+    interrupted = 1;
+}
+
+static void catch_sigint(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* One line on stderr, rewritten with \r: only on a terminal, and not with
+ * --json or --csv. */
+static struct {
+    bool on, shown;
+    double printed_ms;
+} line;
+
+#define LINE_EVERY_MS 250.0
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void line_clear(void) {
+    if (!line.shown) return;
+    fputs("\r\033[K", stderr);
+    line.shown = false;
+}
+
+/* Show text, cut to the terminal's width so that \r can rewrite it. */
+static void line_show(const char *text) {
+    struct winsize ws;
+    int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+    fprintf(stderr, "\r\033[K%.*s", width, text);
+    fflush(stderr);
+    line.shown = true;
+    line.printed_ms = now_ms();
+}
+
+/* 12345678 as "12,345,678". */
+static void with_commas(double x, char *out, size_t len) {
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", x < 0 ? 0 : x > 1e18 ? 1e18 : x);
+    size_t n = strlen(digits), o = 0;
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        out[o++] = digits[i];
+        if ((n - 1 - i) % 3 == 0 && i + 1 < n) out[o++] = ',';
+    }
+    out[o] = 0;
+}
+
+/* "6 h 46 min", "3 min 12 s", "12 s", "<1 s". */
+static void duration(double ms, char *out, size_t len) {
+    const long s = (long)(ms / 1000 + 0.5);
+    if (ms < 500) snprintf(out, len, "<1 s");
+    else if (s >= 3600) snprintf(out, len, "%ld h %ld min", s / 3600, s % 3600 / 60);
+    else if (s >= 60) snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
+    else snprintf(out, len, "%ld s", s);
+}
+
+/* "  collider/c on c: run 1 of 4 (warm-up), step 12,345 / 100,000,000
+ * (4,100 steps/s, ETA 6 h 46 min)" */
+static void progress_text(const co_progress *p, char *out, size_t len) {
+    size_t used = (size_t)snprintf(out, len, "  %s/%s on %s: ", p->workload, p->variant, p->device);
+    if (p->run)
+        used += (size_t)snprintf(out + used, len - used, "run %u of %u%s", p->run, p->runs,
+                                 strcmp(p->phase, "warm-up") ? "" : " (warm-up)");
+    else
+        used += (size_t)snprintf(out + used, len - used, "reference");
+    if (used >= len) return;
+    char rate[48] = "", eta[48] = "";
+    if (p->eta_ms >= 0) {
+        char d[32];
+        duration(p->eta_ms, d, sizeof d);
+        snprintf(eta, sizeof eta, "ETA %s", d);
+    }
+    if (p->unit) {
+        char done[32], total[32];
+        with_commas(p->done, done, sizeof done);
+        with_commas(p->total, total, sizeof total);
+        if (p->per_s >= 100) with_commas(p->per_s, rate, sizeof rate);
+        else if (p->per_s > 0) snprintf(rate, sizeof rate, "%.3g", p->per_s);
+        if (rate[0]) snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %ss/s", p->unit);
+        used += (size_t)snprintf(out + used, len - used, ", %s %s / %s", p->unit, done, total);
+    }
+    if (used < len && (rate[0] || eta[0]))
+        snprintf(out + used, len - used, " (%s%s%s)", rate, rate[0] && eta[0] ? ", " : "", eta);
+}
+
+/* run and bench: a progress line for people on a terminal, and Ctrl-C. */
+static void start_runs(const cli *c) {
+    line.on = isatty(STDERR_FILENO) && !c->json && !c->csv;
+    catch_sigint();
+}
+
+static bool on_progress(const co_progress *p, void *user) {
+    (void)user;
+    if (line.on && !interrupted && now_ms() - line.printed_ms >= LINE_EVERY_MS) {
+        char text[512];
+        progress_text(p, text, sizeof text);
+        line_show(text);
+    }
+    return interrupted != 0;
+}
+
 /* ---- running and comparing ---- */
 
 typedef struct rows {
@@ -312,6 +440,15 @@ static bool measured(const report_row *r) {
     return r->status == CO_OK && r->r.median_ms > 0;
 }
 
+/* The library a result's workload is compared with on its device, or NULL. */
+static const char *anchor_of(const co_context *ctx, const co_result *r) {
+    const char *backend = "";
+    for (size_t d = 0; d < co_device_count(ctx); d++)
+        if (!strcmp(co_device_get(ctx, d)->spec, r->device))
+            backend = co_device_get(ctx, d)->backend;
+    return co_workload_anchor(r->workload, backend);
+}
+
 /* Ratios within one invocation: speedup over sequential C, and the time of
  * the workload's anchor library on the same device (for `c`: on `omp`,
  * the same cores) over this time. */
@@ -319,10 +456,7 @@ static void compare(const co_context *ctx, rows *all) {
     for (size_t i = 0; i < all->n; i++) {
         report_row *row = &all->v[i];
         if (!measured(row)) continue;
-        const char *backend = "";
-        for (size_t d = 0; d < co_device_count(ctx); d++)
-            if (!strcmp(co_device_get(ctx, d)->spec, row->r.device)) backend = co_device_get(ctx, d)->backend;
-        const char *anchor = co_workload_anchor(row->r.workload, backend);
+        const char *anchor = anchor_of(ctx, &row->r);
         for (size_t j = 0; j < all->n; j++) {
             const report_row *other = &all->v[j];
             if (!measured(other) || !same_sizes(&row->r, &other->r)) continue;
@@ -345,6 +479,7 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
         .workload = workload, .variant = variant, .device = device,
         .options = opts, .noptions = nopts, .params = c->params, .nparams = c->nparams,
         .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .verify = !c->no_verify,
+        .progress = on_progress,
     };
     memcpy(cfg.local, c->local, sizeof cfg.local);
     report_row *row = rows_add(out);
@@ -354,6 +489,7 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
     }
     bool had_peak = co_peak_known(ctx, device);
     row->status = co_run(ctx, &cfg, &row->r);
+    line_clear();
     if (!had_peak && co_peak_known(ctx, device)) { /* co_run measured them for the fraction */
         char path[1024];
         co_peak p;
@@ -377,6 +513,34 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
     return row->status;
 }
 
+/* bench's closing table, once every row is known (and so every ratio): for
+ * each workload, sizes and device, the fastest of our variants (not the
+ * anchor library) that ran. */
+static void print_summary(const co_context *ctx, const rows *all) {
+    rows best = {0};
+    for (size_t i = 0; i < all->n; i++) {
+        const report_row *row = &all->v[i];
+        const char *anchor = anchor_of(ctx, &row->r);
+        if (!measured(row) || (anchor && !strcmp(anchor, row->r.variant))) continue;
+        size_t j;
+        for (j = 0; j < best.n; j++)
+            if (same_sizes(&best.v[j].r, &row->r) && !strcmp(best.v[j].r.device, row->r.device))
+                break;
+        const bool fresh = j == best.n;
+        report_row *slot = fresh ? rows_add(&best) : &best.v[j];
+        if (!slot) break;
+        if (fresh || row->r.median_ms < slot->r.median_ms) *slot = *row;
+    }
+    if (best.n) {
+        printf("\nfastest per device (vs c: speedup over sequential C; vs anchor: the library's "
+               "time over this one)\n");
+        report_stream sums = {0};
+        for (size_t i = 0; i < best.n; i++) report_stream_row(stdout, &sums, &best.v[i]);
+    }
+    free(best.v);
+}
+
+/* The rows of finished runs: all but one that was interrupted. */
 static void print_rows(const co_context *ctx, rows *all, const cli *c, bool table) {
     compare(ctx, all);
     if (c->json) {
@@ -391,12 +555,24 @@ static void print_rows(const co_context *ctx, rows *all, const cli *c, bool tabl
         report_csv_header(stdout);
         for (size_t i = 0; i < all->n; i++) report_csv_row(stdout, &all->v[i]);
     } else if (table) {
-        report_table(stdout, all->v, all->n);
+        if (all->n > 1) print_summary(ctx, all); /* the rows were printed as they ended */
     } else {
         for (size_t i = 0; i < all->n; i++)
             if (all->v[i].status == CO_OK || all->v[i].status == CO_ERR_VERIFY)
                 report_human(stdout, &all->v[i]);
     }
+}
+
+/* A run that co_run stopped (Ctrl-C): its row is dropped, its message kept.
+ * Returns whether the command is to stop. */
+static bool stopped_here(rows *all, co_status st, char *why, size_t len) {
+    if (st == CO_ERR_INTERRUPTED) {
+        snprintf(why, len, "%s", all->v[all->n - 1].error);
+        all->n--;
+    } else if (interrupted) {
+        snprintf(why, len, "interrupted (Ctrl-C)");
+    }
+    return why[0] != 0;
 }
 
 static int select_devices(co_context *ctx, const char *spec, size_t *idx, size_t *n) {
@@ -419,18 +595,25 @@ static int cmd_run(co_context *ctx, cli *c) {
     if (rc) return rc;
     rows all = {0};
     co_status worst = CO_OK;
-    for (size_t d = 0; d < n; d++) {
+    char stopped[512] = "";
+    for (size_t d = 0; d < n && !interrupted; d++) {
         co_status st = run_one(ctx, c, workload, c->variants, idx[d], c->opts, c->nopts, &all);
+        if (stopped_here(&all, st, stopped, sizeof stopped)) break;
         if (st != CO_OK && st != CO_ERR_VERIFY) {
             free(all.v);
             return fail(st); /* one clear line; nothing half-printed */
         }
         if (st) worst = st;
     }
-    print_rows(ctx, &all, c, false);
+    if (interrupted && !stopped[0]) snprintf(stopped, sizeof stopped, "interrupted (Ctrl-C)");
+    print_rows(ctx, &all, c, false); /* what finished */
     for (size_t i = 0; i < all.n; i++)
         if (all.v[i].status == CO_ERR_VERIFY) fprintf(stderr, "coalesce: %s\n", all.v[i].error);
     free(all.v);
+    if (stopped[0]) {
+        fprintf(stderr, "coalesce: %s\n", stopped);
+        return EXIT_INTERRUPTED;
+    }
     return exit_code(worst);
 }
 
@@ -498,6 +681,40 @@ static int bench_sets(const cli *c, const char *workload, char sets[][SET_LEN], 
     return 0;
 }
 
+/* Which of bench's default sets a device runs: bit 1 CPUs, bit 2 GPUs and accelerators. */
+static unsigned kind_bit(const co_device_info *info) {
+    return info->type == CO_DEVICE_CPU ? 1u : 2u;
+}
+
+/* bench's own sets of a workload for the selected devices: the CPU's, then
+ * the GPU's that the CPU's lack; kinds[i] says which devices run set i
+ * (kind_bit). */
+static size_t default_sets(const co_context *ctx, const size_t *idx, size_t n,
+                           const char *workload, bool quick, char sets[][SET_LEN], unsigned *kinds,
+                           size_t cap) {
+    size_t count = 0;
+    for (unsigned bit = 1; bit <= 2; bit++) {
+        bool present = false;
+        for (size_t d = 0; d < n; d++) present |= kind_bit(co_device_get(ctx, idx[d])) == bit;
+        const char *list =
+            co_workload_bench_sets_for(workload, quick, bit == 1 ? CO_DEVICE_CPU : CO_DEVICE_GPU);
+        for (const char *p = list; present && p && *p;) {
+            const size_t l = strcspn(p, ";");
+            char set[SET_LEN];
+            snprintf(set, sizeof set, "%.*s", (int)(l < SET_LEN - 1 ? l : SET_LEN - 1), p);
+            size_t j = 0;
+            while (j < count && strcmp(sets[j], set)) j++;
+            if (j == count && count < cap) {
+                memcpy(sets[count], set, sizeof set);
+                kinds[count++] = 0;
+            }
+            if (j < count) kinds[j] |= bit;
+            p += l + (p[l] == ';');
+        }
+    }
+    return count;
+}
+
 static int cmd_bench(co_context *ctx, cli *c) {
     const char *workloads[16];
     size_t nw = 0;
@@ -527,38 +744,56 @@ static int cmd_bench(co_context *ctx, cli *c) {
     rows all = {0};
     co_status worst = CO_OK;
     bool any = false;
-    for (size_t w = 0; w < nw; w++) {
+    char stopped[512] = "";
+    report_stream stream = {0};
+    for (size_t w = 0; w < nw && !stopped[0]; w++) {
         char sets[MAX_SETS][SET_LEN];
+        unsigned kinds[MAX_SETS];
         size_t nsets;
-        if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS, &nsets))) { /* checked in main */
+        const bool given = c->nsets || c->nopts;
+        if (!given) {
+            nsets = default_sets(ctx, idx, n, workloads[w], c->quick, sets, kinds, MAX_SETS);
+        } else if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS, &nsets))) { /* checked in main */
             free(all.v);
             return rc;
         }
-        for (size_t s = 0; s < nsets; s++) {
+        for (size_t s = 0; s < nsets && !stopped[0]; s++) {
             char store[SET_LEN];
             co_option opts[SET_WORDS];
             size_t nopts = co_parse_options(sets[s], store, sizeof store, opts, SET_WORDS);
-            for (size_t d = 0; d < n; d++) {
+            for (size_t d = 0; d < n && !stopped[0]; d++) {
+                const co_device_info *info = co_device_get(ctx, idx[d]);
+                if (!given && !(kinds[s] & kind_bit(info))) continue;
                 const char *variant;
                 for (size_t v = 0; (variant = co_variant_name(workloads[w], v)); v++) {
                     if (!variant_selected(c->variants, variant)) continue;
                     if (!co_variant_runs_on(ctx, workloads[w], variant, idx[d], NULL)) continue;
-                    /* On a terminal only: piped, stderr's first line is an error's. */
-                    if (!c->json && !c->csv && isatty(STDERR_FILENO))
-                        fprintf(stderr, "  %s %s on %s: %s...\n", workloads[w], sets[s],
-                                co_device_get(ctx, idx[d])->spec, variant);
+                    if (interrupted) {
+                        snprintf(stopped, sizeof stopped, "interrupted (Ctrl-C)");
+                        break;
+                    }
+                    char what[512];
+                    snprintf(what, sizeof what, "  %s %s on %s: %s...", workloads[w], sets[s],
+                             info->spec, variant);
+                    if (line.on) line_show(what); /* rewritten by the run's progress */
                     co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
                     any |= st != CO_ERR_UNSUPPORTED; /* a skip: nothing ran */
                     if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
                         free(all.v);
                         return fail(st);
                     }
-                    if (st && st != CO_ERR_UNSUPPORTED) worst = st;
+                    if (st && st != CO_ERR_UNSUPPORTED && st != CO_ERR_INTERRUPTED) worst = st;
+                    if (st != CO_ERR_INTERRUPTED && !c->json && !c->csv) { /* each row as it ends */
+                        compare(ctx, &all);
+                        report_stream_row(stdout, &stream, &all.v[all.n - 1]);
+                        fflush(stdout);
+                    }
+                    if (stopped_here(&all, st, stopped, sizeof stopped)) break;
                 }
             }
         }
     }
-    if (!any) {
+    if (!any && !stopped[0]) {
         free(all.v);
         fprintf(stderr, "coalesce: nothing ran: no selected variant runs on the selected "
                         "devices here\n");
@@ -566,6 +801,10 @@ static int cmd_bench(co_context *ctx, cli *c) {
     }
     print_rows(ctx, &all, c, true);
     free(all.v);
+    if (stopped[0]) {
+        fprintf(stderr, "coalesce: %s\n", stopped);
+        return EXIT_INTERRUPTED;
+    }
     return worst == CO_OK ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -757,9 +996,11 @@ int main(int argc, char **argv) {
         return fail(st);
     }
     if (command->bit == CMD_DEVICES) report_devices(stdout, ctx, c.json);
-    else if (command->bit == CMD_RUN) rc = cmd_run(ctx, &c);
     else if (command->bit == CMD_PEAK) rc = cmd_peak(ctx, &c);
-    else rc = cmd_bench(ctx, &c);
+    else {
+        start_runs(&c);
+        rc = command->bit == CMD_RUN ? cmd_run(ctx, &c) : cmd_bench(ctx, &c);
+    }
     co_context_destroy(ctx);
     cli_free(&c);
     return rc;

@@ -163,6 +163,39 @@ static bool unchecked(const co_result *r) {
     return !r->verified && strcmp(r->check, "not checked") == 0;
 }
 
+/* A row's columns from "check" on: figures and ratios, or ERROR and its message. */
+static void row_cells(const report_row *row, char *out, size_t len) {
+    const co_result *r = &row->r;
+    if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
+        snprintf(out, len, "%-6s %s", "ERROR", row->error);
+        return;
+    }
+    char vc[16], va[16], anchor[48] = "", peak[16] = "-";
+    /* A fraction over the ceiling is marked, and its reason follows the row. */
+    if (r->ceiling > 0)
+        snprintf(peak, sizeof peak, "%.1f%%%s", 100 * r->fraction, r->ceiling_note[0] ? "*" : "");
+    ratio(vc, sizeof vc, row->vs_c);
+    ratio(va, sizeof va, row->vs_anchor);
+    if (row->anchor[0] && row->vs_anchor > 0) snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
+    else if (r->nrates) /* the workload's own figure where no library compares */
+        snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
+                 r->rates[r->nrates - 1].unit);
+    const int used = snprintf(out, len, "%-6s %10.3f %10.2f %9.2f %7s %-11s %7s %9s %s",
+                              r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms,
+                              r->gflops, r->gbps, peak, r->ceiling > 0 ? r->ceiling_name : "-",
+                              vc, va, anchor);
+    if (r->ceiling > 0 && r->ceiling_note[0] && used > 0 && (size_t)used < len)
+        snprintf(out + used, len - (size_t)used, "\n  * %s", r->ceiling_note);
+}
+
+/* The names of row_cells's columns, in its widths. */
+static const char *cells_header(void) {
+    static char text[96];
+    snprintf(text, sizeof text, "%-6s %10s %10s %9s %7s %-11s %7s %9s", "check", "median_ms",
+             "GFLOP/s", "GB/s", "of peak", "ceiling", "vs c", "vs anchor");
+    return text;
+}
+
 void report_table(FILE *out, const report_row *rows, size_t n) {
     /* The sizes column as wide as its longest entry: workloads name 2 to 7 sizes. */
     int width = 5;
@@ -171,35 +204,28 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
         sizes_text(&rows[i].r, sizes, sizeof sizes);
         if ((int)strlen(sizes) > width) width = (int)strlen(sizes);
     }
-    fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10s %10s %9s %7s %-11s %7s %9s %s\n", "workload",
-            width, "sizes", "device", "variant", "check", "median_ms", "GFLOP/s", "GB/s",
-            "of peak", "ceiling", "vs c", "vs anchor", "");
+    fprintf(out, "%-9s %-*s %-9s %-11s %s\n", "workload", width, "sizes", "device", "variant",
+            cells_header());
     for (size_t i = 0; i < n; i++) {
-        const report_row *row = &rows[i];
-        const co_result *r = &row->r;
-        char sizes[128];
-        sizes_text(r, sizes, sizeof sizes);
-        if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
-            fprintf(out, "%-9s %-*s %-9s %-11s %-6s %s\n", r->workload, width, sizes, r->device,
-                    r->variant, "ERROR", row->error);
-            continue;
-        }
-        char vc[16], va[16], anchor[48] = "", peak[16] = "-";
-        /* A fraction over the ceiling is marked, and its reason follows the row. */
-        if (r->ceiling > 0)
-            snprintf(peak, sizeof peak, "%.1f%%%s", 100 * r->fraction, r->ceiling_note[0] ? "*" : "");
-        ratio(vc, sizeof vc, row->vs_c);
-        ratio(va, sizeof va, row->vs_anchor);
-        if (row->anchor[0] && row->vs_anchor > 0) snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
-        else if (r->nrates) /* the workload's own figure where no library compares */
-            snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
-                     r->rates[r->nrates - 1].unit);
-        fprintf(out, "%-9s %-*s %-9s %-11s %-6s %10.3f %10.2f %9.2f %7s %-11s %7s %9s %s\n",
-                r->workload, width, sizes, r->device, r->variant,
-                r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms, r->gflops, r->gbps,
-                peak, r->ceiling > 0 ? r->ceiling_name : "-", vc, va, anchor);
-        if (r->ceiling > 0 && r->ceiling_note[0]) fprintf(out, "  * %s\n", r->ceiling_note);
+        char sizes[128], cells[768];
+        sizes_text(&rows[i].r, sizes, sizeof sizes);
+        row_cells(&rows[i], cells, sizeof cells);
+        fprintf(out, "%-9s %-*s %-9s %-11s %s\n", rows[i].r.workload, width, sizes,
+                rows[i].r.device, rows[i].r.variant, cells);
     }
+}
+
+void report_stream_row(FILE *out, report_stream *st, const report_row *row) {
+    char group[sizeof st->group], cells[768];
+    const int used = snprintf(group, sizeof group, "%s ", row->r.workload);
+    sizes_text(&row->r, group + used, sizeof group - (size_t)used);
+    if (strcmp(group, st->group)) { /* a heading for each workload and sizes */
+        fprintf(out, "%s%s\n  %-9s %-11s %s\n", st->group[0] ? "\n" : "", group, "device",
+                "variant", cells_header());
+        memcpy(st->group, group, sizeof group);
+    }
+    row_cells(row, cells, sizeof cells);
+    fprintf(out, "  %-9s %-11s %s\n", row->r.device, row->r.variant, cells);
 }
 
 void report_human(FILE *out, const report_row *row) {

@@ -21,6 +21,12 @@ void report_json_row(FILE *out, const report_row *row);
 void report_csv_header(FILE *out);
 void report_csv_row(FILE *out, const report_row *row);
 void report_table(FILE *out, const report_row *rows, size_t n);
+/* bench's table printed as it runs: a heading (workload and sizes) with the
+ * columns' names whenever they change, then the row. */
+typedef struct report_stream {
+    char group[192]; /* the last heading */
+} report_stream;
+void report_stream_row(FILE *out, report_stream *st, const report_row *row);
 void report_human(FILE *out, const report_row *row);
 void report_devices(FILE *out, const co_context *ctx, bool json);
 /* A device's ceilings: lines for people, or one JSON object (n/a: null). */

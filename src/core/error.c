@@ -18,6 +18,7 @@ const char *co_status_name(co_status status) {
     case CO_ERR_DEVICE: return "device";
     case CO_ERR_VERIFY: return "verify";
     case CO_ERR_IO: return "io";
+    case CO_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }

@@ -166,7 +166,14 @@ const char *co_workload_anchor(const char *workload, const char *backend) {
     return NULL;
 }
 
+const char *co_workload_bench_sets_for(const char *workload, bool quick, co_device_type type) {
+    const co_workload *wl = named("co_workload_bench_sets_for", workload);
+    if (!wl) return NULL;
+    const char *cpu = quick ? wl->quick_sets : wl->bench_sets;
+    const char *gpu = quick ? wl->quick_sets_gpu : wl->bench_sets_gpu;
+    return type != CO_DEVICE_CPU && gpu ? gpu : cpu;
+}
+
 const char *co_workload_bench_sets(const char *workload, bool quick) {
-    const co_workload *wl = named("co_workload_bench_sets", workload);
-    return wl ? (quick ? wl->quick_sets : wl->bench_sets) : NULL;
+    return co_workload_bench_sets_for(workload, quick, CO_DEVICE_CPU);
 }

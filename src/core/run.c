@@ -3,6 +3,7 @@
  * and every run checked against the reference. Also the job helpers that
  * variants use to build and launch kernels within the device's limits. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,6 +193,100 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
 }
 
 void co_job_add_time(co_job *job, double ms) { job->kernel_ms += ms; }
+
+/* ---- progress ---- */
+
+#define PROGRESS_CHECK_MS 20.0 /* clock reads of co_job_progress, about */
+#define PROGRESS_CALL_MS 100.0 /* callbacks, at most */
+
+#define MAX_REPS 1000
+/* A run of the slowest variants (sequential C at large sizes) takes seconds:
+ * past this budget the repetitions stop early (at least 3 when asked). */
+#define REP_BUDGET_MS 15000.0
+/* A warm-up run longer than this is warm-up enough. */
+#define LONG_RUN_MS 1000.0
+
+/* How many runs the runner's loop makes when each takes ms (< 0: unknown):
+ * the same rules as the loop in co_run. */
+static unsigned planned_runs(unsigned warmup, unsigned reps, double ms) {
+    if (ms < 0) return warmup + reps;
+    const unsigned w = warmup && ms > LONG_RUN_MS ? 1 : warmup, least = reps < 3 ? reps : 3;
+    double fit = floor(REP_BUDGET_MS / fmax(ms, 1e-6)) + 1;
+    unsigned n = reps;
+    if (fit < n) n = fit < least ? least : (unsigned)fit;
+    return w + n;
+}
+
+/* The runs planned, each taking per_run ms (< 0: unknown); 0 in the reference. */
+static unsigned job_runs(const co_job *job, double per_run) {
+    if (!job->run) return 0;
+    const unsigned runs = planned_runs(job->warmup, job->reps, per_run);
+    return runs < job->run ? job->run : runs;
+}
+
+/* The callback's view of the job at `now`. */
+static void progress_view(const co_job *job, double now, co_progress *p) {
+    const bool ref = job->run == 0;
+    const double frac = job->unit && job->total > 0 ? job->done / job->total : 0;
+    const double in_phase = now - job->phase_ms;
+    double left = frac > 0 ? in_phase * (1 - frac) / frac
+                  : !ref && job->last_run_ms > 0 ? fmax(0, job->last_run_ms - in_phase) : -1;
+    const double per_run = job->last_run_ms > 0 ? job->last_run_ms
+                           : frac > 0            ? in_phase / frac
+                                                 : -1;
+    const unsigned runs = job_runs(job, per_run);
+    *p = (co_progress){
+        .workload = job->prob->wl->name, .variant = job->var->name, .device = job->dev->info.spec,
+        .phase = job->phase, .run = job->run, .runs = runs, .unit = job->unit,
+        .done = job->unit ? job->done : 0, .total = job->unit ? job->total : 0,
+        .per_s = job->unit && in_phase > 0 && job->done > 0 ? job->done / (in_phase * 1e-3) : 0,
+        .elapsed_ms = now - job->start_ms,
+        .eta_ms = ref || left < 0 ? left : per_run < 0 ? -1 : left + (runs - job->run) * per_run,
+    };
+}
+
+bool co_job_progress_check(co_job *job, const char *unit, double done, double total) {
+    if (!job->cfg || !job->cfg->progress) { /* nobody listens: never read the clock */
+        job->countdown = UINT_MAX;
+        return job->stop;
+    }
+    const double now = co_now_ms();
+    /* Read the clock about every PROGRESS_CHECK_MS, whatever the loop's pace. */
+    unsigned stride = job->stride ? job->stride : 1;
+    const double dt = now - job->checked_ms;
+    if (dt < PROGRESS_CHECK_MS / 2 && stride < 1u << 24) stride *= 2;
+    else if (dt > 2 * PROGRESS_CHECK_MS && stride > 1) stride /= 2;
+    job->stride = job->countdown = stride;
+    job->checked_ms = now;
+    job->unit = unit, job->done = done, job->total = total;
+    if (job->stop || now - job->called_ms < PROGRESS_CALL_MS) return job->stop;
+    job->called_ms = now;
+    co_progress view;
+    progress_view(job, now, &view);
+    if (job->cfg->progress(&view, job->cfg->progress_user)) job->stop = true;
+    return job->stop;
+}
+
+/* A new phase of the run: the reference (run 0), or run `run` of the loop. */
+static void job_phase(co_job *job, const char *phase, unsigned run) {
+    job->phase = phase;
+    job->run = run;
+    job->phase_ms = co_now_ms();
+    job->unit = NULL, job->done = job->total = 0;
+    job->countdown = 1; /* the next call reads the clock */
+}
+
+co_status co_job_stopped(const co_job *job) {
+    char where[160] = "in the reference";
+    if (job->run)
+        snprintf(where, sizeof where, "in run %u (%s)", job->run, job->phase);
+    if (job->unit)
+        return co_fail(CO_ERR_INTERRUPTED, "interrupted: %s/%s on %s stopped %s at %s %.0f of %.0f",
+                       job->prob->wl->name, job->var->name, job->dev->info.spec, where, job->unit,
+                       job->done, job->total);
+    return co_fail(CO_ERR_INTERRUPTED, "interrupted: %s/%s on %s stopped %s", job->prob->wl->name,
+                   job->var->name, job->dev->info.spec, where);
+}
 
 /* ---- the runner ---- */
 
@@ -441,11 +536,6 @@ static co_status run_once(co_job *job, double *total_ms) {
     return st;
 }
 
-#define MAX_REPS 1000
-/* A run of the slowest variants (sequential C at large sizes) takes seconds:
- * past this budget the repetitions stop early (at least 3 when asked). */
-#define REP_BUDGET_MS 15000.0
-
 static void fill_result(co_result *r, const co_job *job, const co_problem *p,
                         const co_device *dev) {
     snprintf(r->workload, sizeof r->workload, "%s", p->wl->name);
@@ -579,17 +669,32 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     st = prepare(wl, dev, cfg, &p);
     job.prob = &p;
     if (st) goto done;
-    wl->fill(&p, cfg->seed);
-    if (cfg->verify && wl->reference && (st = wl->reference(&p))) goto done;
-
     unsigned reps = cfg->reps ? cfg->reps : 5, warmup = cfg->warmup;
     if (reps > MAX_REPS) reps = MAX_REPS;
+    job.cfg = cfg;
+    job.warmup = warmup, job.reps = reps;
+    job.start_ms = job.checked_ms = job.called_ms = co_now_ms();
+    p.job = &job;
+    job_phase(&job, "reference", 0); /* fill may make the reference (raytrace) */
+    wl->fill(&p, cfg->seed);
+    if (job.stop) {
+        st = co_job_stopped(&job);
+        goto done;
+    }
+    if (cfg->verify && wl->reference && (st = wl->reference(&p))) goto done;
+
     double kernel[MAX_REPS], total[MAX_REPS];
     double max_error = 0, tol = 0, spent = 0;
     char check[32] = "not checked";
     bool ok = true;
     unsigned done_reps = 0;
     for (unsigned i = 0; i < warmup + reps; i++) {
+        const double began = co_now_ms();
+        job_phase(&job, i < warmup ? "warm-up" : "timed", i + 1);
+        if (co_job_progress_check(&job, NULL, 0, 0)) {
+            st = co_job_stopped(&job);
+            goto done;
+        }
         double t;
         st = run_once(&job, &t);
         if (st) goto done;
@@ -600,8 +705,9 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
             if (!(err <= tol)) ok = false; /* NaN fails too */
             if (!(err <= max_error)) max_error = err;
         }
+        job.last_run_ms = co_now_ms() - began;
         if (i < warmup) {
-            if (t > 1000.0) i = warmup - 1; /* a long run is its own warm-up */
+            if (t > LONG_RUN_MS) i = warmup - 1; /* a long run is its own warm-up */
             continue;
         }
         kernel[done_reps] = job.kernel_ms;
@@ -637,6 +743,12 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
         st = co_fail(CO_ERR_VERIFY, "%s/%s on %s: error %.3g is over the tolerance %.3g (%s check)",
                      wl->name, var->name, dev->info.spec, max_error, tol, check);
 done:
+    if (st == CO_ERR_INTERRUPTED) { /* say which run stopped */
+        snprintf(out->workload, sizeof out->workload, "%s", wl->name);
+        snprintf(out->variant, sizeof out->variant, "%s", var->name);
+        snprintf(out->device, sizeof out->device, "%s", dev->info.spec);
+        snprintf(out->device_name, sizeof out->device_name, "%s", dev->info.name);
+    }
     free_device_arrays(&p, dev);
     problem_free(&p);
     /* After the problem's memory is freed: the measurement needs its own. */
@@ -691,6 +803,7 @@ static co_status call(const char *fn, co_context *ctx, size_t device, const char
     co_problem p;
     st = prepare(wl, dev, &cfg, &p);
     job.prob = &p;
+    p.job = &job;
     size_t in = 0, outn = 0;
     for (size_t i = 0; !st && i < p.narrays; i++)
         if (!p.arrays[i].output && !p.arrays[i].scratch)

@@ -70,6 +70,7 @@ typedef struct co_problem {
     size_t host_check_bytes;   /* the reference's and verify's, counted when verifying */
     size_t device_extra_bytes; /* what variants allocate on the device: scratch, images */
     void *state;               /* the workload's own */
+    struct co_job *job;        /* the run, from fill on: fill and reference report progress */
 } co_problem;
 
 typedef struct co_variant co_variant;
@@ -84,6 +85,16 @@ typedef struct co_job {
     size_t used_local[3];       /* what the last launch used */
     double kernel_ms;           /* summed over the launches of one run */
     struct co_capture *capture; /* a capture run (il.c): kernels and launches recorded */
+    /* Progress (co_job_progress), set by the runner. */
+    const co_run_config *cfg;   /* its callback; NULL: none */
+    bool stop;                  /* the callback asked to stop: sticky */
+    unsigned countdown;         /* calls of co_job_progress before the clock is read */
+    unsigned stride;            /* the countdown's start, adapted to the loop's pace */
+    const char *phase;          /* "reference", "warm-up", "timed" */
+    unsigned run, warmup, reps; /* this run (1-based) of warmup + reps */
+    double start_ms, phase_ms, checked_ms, called_ms, last_run_ms;
+    const char *unit;           /* the last co_job_progress's */
+    double done, total;
 } co_job;
 
 struct co_variant {
@@ -138,8 +149,11 @@ struct co_workload {
     size_t nvariants;
     const char *defaults[4]; /* default variant on c, omp, opencl, cuda */
     const char *anchors[4];  /* the library each is compared with (NULL: none) */
-    const char *bench_sets;  /* ";"-separated option sets, e.g. "size=1024" */
-    const char *quick_sets;
+    /* bench's ";"-separated option sets, e.g. "size=1024": on CPUs, where
+     * the slowest variant must finish a run in seconds, and on GPUs (NULL: the
+     * CPU's); a GPU's list starts with the CPU's sets, so that rows compare. */
+    const char *bench_sets, *bench_sets_gpu;
+    const char *quick_sets, *quick_sets_gpu;
     const char *test_sets;   /* awkward sizes every variant is tested at */
     /* Parse and check options, declare host arrays and the other memory a
      * run takes (co_problem: *_extra_bytes, host_check_bytes), set the model
@@ -239,6 +253,24 @@ co_status co_capture_kernel(co_capture *cap, const char *source, const char *ent
                             const char *defines, co_program *prog, co_kernel *kernel);
 co_status co_capture_launch(co_capture *cap, co_kernel *kernel, unsigned dims,
                             const size_t global[3], const size_t local[3], size_t dynamic_local);
+/* Long loops say how far they are: `done` of `total` `unit`s ("step",
+ * "frame", "pixel", "row") of this run (or of the reference, from
+ * fill/reference through p->job). Cheap enough for every iteration: a
+ * countdown, the clock read every ~20 ms, the callback (co_progress) called
+ * every ~100 ms. Returns true when the run is to stop; the caller frees what
+ * it holds and returns co_job_stopped(job). Call it from the thread that
+ * runs the variant (not inside a parallel region); job may be NULL. */
+bool co_job_progress_check(co_job *job, const char *unit, double done, double total);
+static inline bool co_job_progress(co_job *job, const char *unit, double done, double total) {
+    if (!job) return false;
+    if (job->countdown > 1) {
+        job->countdown--;
+        return job->stop;
+    }
+    return co_job_progress_check(job, unit, done, total);
+}
+/* CO_ERR_INTERRUPTED, with a message that says where the run stopped. */
+co_status co_job_stopped(const co_job *job);
 
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */

@@ -83,16 +83,16 @@ static void host_sort(const host_args *a, bool par) {
     host_items(a, HOST_SCATTER, par);
 }
 
-/* Called every `every` steps with the state just written. */
-typedef void (*host_frame_fn)(void *ctx, const real *state, int step);
+/* Called after every step with the state just written; returns true to stop. */
+typedef bool (*host_step_fn)(void *ctx, const real *state, int step);
 
 /* c->steps steps from `in` to `out` (4n each); `in` is never written.
  * Brute force double-buffers through tmp (4n) so that the last step writes
  * `out`; the grid gathers each step's old state into tmp (6n) and writes
- * `out` in place. */
-static void host_simulate(const collider_cfg *c, const real *in, const real *pr, real *out,
-                          real *tmp, host_grid g, bool grid, bool par, int every,
-                          host_frame_fn frame, void *frame_ctx) {
+ * `out` in place. Returns false if step_fn stopped it. */
+static bool host_simulate(const collider_cfg *c, const real *in, const real *pr, real *out,
+                          real *tmp, host_grid g, bool grid, bool par, host_step_fn step_fn,
+                          void *step_ctx) {
     const size_t words = 4 * (size_t)c->n;
     if (c->steps == 0) memcpy(out, in, words * sizeof *out);
     const real *src = in;
@@ -105,9 +105,10 @@ static void host_simulate(const collider_cfg *c, const real *in, const real *pr,
         } else {
             host_items(&a, HOST_BRUTE, par);
         }
-        if (frame && every > 0 && (step + 1) % every == 0) frame(frame_ctx, dst, step + 1);
+        if (step_fn && step_fn(step_ctx, dst, step + 1)) return false;
         src = dst;
     }
+    return true;
 }
 
 #endif

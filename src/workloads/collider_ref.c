@@ -46,7 +46,7 @@ co_status collider_reference(const collider_cfg *c, const float *in, const float
     ref_work w;
     co_status st = work_begin(c, in, props, 6 * (size_t)c->n, &w);
     if (st) return st;
-    host_simulate(c, w.s, w.pr, out, w.extra, w.g, true, true, 0, NULL, NULL);
+    host_simulate(c, w.s, w.pr, out, w.extra, w.g, true, true, NULL, NULL);
     work_end(&w);
     return CO_OK;
 }
