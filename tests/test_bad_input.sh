@@ -325,7 +325,7 @@ cl 3 "nothing ran: no selected variant runs on the selected devices here" bench 
 - 2 "--k=8[0-9]+ is too large \(at most 2\^40\)" run gemm --device c --k "$long"
 - 2 "too many options \(at most 32\)" run gemm --device c $many_opts
 - 2 "too many arguments \(at most 16\)" bench gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm gemm
-- 3 "collider: c over 20000 balls x 1000 steps is 4e\+11 pair tests \(over 2e\+11\); use the grid variant" run collider --device c --variant c --steps 1000
+- 3 "collider: c over 20000 balls x 1000 steps is 4e\+11 pair tests a run \(over 2e\+11 on a CPU; about .* h a run\); use the grid variant" run collider --device c --variant c --steps 1000
 - 2 "collider: --steps = 1\.09951e\+12 is over 10\^8" run collider --device c --variant c-grid --steps 1099511627776 --balls 10 --width 20 --height 20
 - 2 "collider: --balls = 1\.09951e\+12 is over 2\^28" run collider --device c --balls 1099511627776
 - 2 "--frames 1099511627776: at most 100000" run raytrace --device c --frames 1099511627776 --width 8 --height 8
