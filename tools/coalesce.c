@@ -718,7 +718,7 @@ int main(int argc, char **argv) {
         return EXIT_OK;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("coalesce %s\n", CO_VERSION);
+        printf("coalesce %s\n", co_version());
         return EXIT_OK;
     }
     const struct command *command = NULL;
