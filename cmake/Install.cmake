@@ -105,8 +105,7 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/coalesce.pc.in ${CMAKE_BINARY_DIR}/coal
 # ---- install rules ----
 install(TARGETS coalesce_shared coalesce_static EXPORT coalesceTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/include/coalesce.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS coalesce RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${CMAKE_BINARY_DIR}/coalesce.pc DESTINATION ${_co_pcdir})

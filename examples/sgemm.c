@@ -46,15 +46,16 @@ int main(int argc, char **argv) {
 
     float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
     float *c = malloc(m * n * sizeof *c);
+    int rc = 0;
     if (!a || !b || !c) {
         fprintf(stderr, "sgemm: out of memory\n");
-        return 1;
+        rc = 1;
+        goto done;
     }
     for (size_t i = 0; i < m * k; i++) a[i] = (float)((i * 7) % 11) / 11.0f - 0.5f;
     for (size_t i = 0; i < k * n; i++) b[i] = (float)((i * 5) % 13) / 13.0f - 0.5f;
 
     st = co_sgemm(ctx, device, NULL, m, n, k, a, b, c);
-    int rc = 0;
     if (st != CO_OK) {
         fprintf(stderr, "sgemm: %s\n", co_last_error());
         rc = 1;
@@ -73,6 +74,7 @@ int main(int argc, char **argv) {
                worst, worst <= tol ? "ok" : "WRONG");
         rc = worst <= tol ? 0 : 1;
     }
+done:
     free(a);
     free(b);
     free(c);
