@@ -48,7 +48,10 @@ function(_co_link_items pc_out cmake_out)
         endif()
       endif()
       if(NOT path)
-        message(FATAL_ERROR "coalesce.pc: cannot tell which file the target ${item} links")
+        # Not fatal: only a client's static link would miss it.
+        message(WARNING "coalesce.pc, coalesce::coalesce_static: cannot tell which file the "
+                        "target ${item} links; static clients must add it themselves")
+        continue()
       endif()
     elseif(IS_ABSOLUTE "${item}")
       set(path "${item}")
