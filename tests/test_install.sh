@@ -86,6 +86,7 @@ if((coalesce_FOUND AND NOT EXPECT) OR (NOT coalesce_FOUND AND EXPECT))
 endif()
 CM
 for want in "0.1 1" "$version 1" "1.0 0"; do
+    # shellcheck disable=SC2086 # split "VERSION EXPECTED"
     set -- $want
     cmake -S "$tmp/ver" -B "$tmp/ver/b$1" -DCMAKE_PREFIX_PATH="$prefix" -DWANT="$1" -DEXPECT="$2" \
         >"$tmp/ver.log" 2>&1 || { cat "$tmp/ver.log"; fail "version file"; }
