@@ -25,7 +25,23 @@
 extern "C" {
 #endif
 
-#define CO_VERSION "0.1.0"
+/* The shared library exports exactly the declarations marked CO_API (it is
+ * built with hidden visibility); a client's own copy of a library we use
+ * internally (stb_image, ...) never clashes with ours. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CO_API __attribute__((visibility("default")))
+#else
+#define CO_API
+#endif
+
+/* The version of this header (CMakeLists.txt checks it against
+ * project(VERSION)); co_version() is the library's, so a program can see
+ * that the two agree. The soname changes with the major version only. */
+#define COALESCE_VERSION_MAJOR 0
+#define COALESCE_VERSION_MINOR 1
+#define COALESCE_VERSION_PATCH 0
+#define COALESCE_VERSION "0.1.0"
+#define CO_VERSION COALESCE_VERSION /* the earlier name */
 
 typedef enum co_status {
     CO_OK = 0,
@@ -40,10 +56,13 @@ typedef enum co_status {
     CO_ERR_INTERRUPTED  /* the progress callback asked to stop (Ctrl-C in the tool) */
 } co_status;
 
+/* The library's version, "MAJOR.MINOR.PATCH" (static string). */
+CO_API const char *co_version(void);
+
 /* Short name of a status ("invalid", "limit", ...; "unknown" for others). */
-const char *co_status_name(co_status status);
+CO_API const char *co_status_name(co_status status);
 /* The message of the last failing call on this thread ("" if none). */
-const char *co_last_error(void);
+CO_API const char *co_last_error(void);
 
 typedef enum co_device_type {
     CO_DEVICE_CPU = 1,
@@ -78,20 +97,20 @@ typedef struct co_context co_context;
 /* Probes every backend. Backends whose library or driver is missing are
  * recorded as unavailable (see co_backend_status), never an error.
  * out NULL: CO_ERR_INVALID. */
-co_status co_context_create(co_context **out);
+CO_API co_status co_context_create(co_context **out);
 /* NULL is a no-op. */
-void co_context_destroy(co_context *ctx);
+CO_API void co_context_destroy(co_context *ctx);
 
 /* 0 if ctx is NULL. */
-size_t co_device_count(const co_context *ctx);
+CO_API size_t co_device_count(const co_context *ctx);
 /* NULL if ctx is NULL or index >= co_device_count. The info lives as long as ctx. */
-const co_device_info *co_device_get(const co_context *ctx, size_t index);
+CO_API const co_device_info *co_device_get(const co_context *ctx, size_t index);
 
 /* Backends known to this build, available or not, with the reason if not.
  * co_backend_count: 0 if ctx is NULL. co_backend_status: name, available
  * and reason are required; the strings live as long as ctx. */
-size_t co_backend_count(const co_context *ctx);
-co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
+CO_API size_t co_backend_count(const co_context *ctx);
+CO_API co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
                             bool *available, const char **reason);
 
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
@@ -101,7 +120,7 @@ co_status co_backend_status(const co_context *ctx, size_t index, const char **na
  * CO_ERR_UNSUPPORTED for a well-formed one that names no device here (an
  * unavailable backend, "opencl:gpu" without one). indices and count are
  * required; *count is 0 on failure. */
-co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
+CO_API co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
                            size_t capacity, size_t *count);
 
 /* ---- workloads and variants ------------------------------------------- */
@@ -109,34 +128,34 @@ co_status co_device_select(const co_context *ctx, const char *spec, size_t *indi
 /* Every query below answers NULL (false for co_variant_runs_on) for a NULL
  * or unknown workload, an index past the end, a NULL or unknown backend,
  * variant, device or ctx, with co_last_error() set. Strings are static. */
-size_t co_workload_count(void);
-const char *co_workload_name(size_t index);
-const char *co_workload_summary(size_t index);
+CO_API size_t co_workload_count(void);
+CO_API const char *co_workload_name(size_t index);
+CO_API const char *co_workload_summary(size_t index);
 /* Variants of a workload; NULL past the end or for an unknown workload. */
-const char *co_variant_name(const char *workload, size_t index);
-const char *co_variant_summary(const char *workload, size_t index);
+CO_API const char *co_variant_name(const char *workload, size_t index);
+CO_API const char *co_variant_summary(const char *workload, size_t index);
 /* Options a workload takes (sizes, modes), NULL past the end. def and help
  * are optional outputs (NULL: not wanted); *def is NULL for a required one. */
-const char *co_workload_option(const char *workload, size_t index, const char **def,
+CO_API const char *co_workload_option(const char *workload, size_t index, const char **def,
                                const char **help);
 /* The library a workload is compared with on a backend ("openblas" on
  * "c"/"omp", "clblast" on "opencl", "cublas" on "cuda"), or NULL: none for
  * that backend (co_last_error untouched) or bad arguments (set). */
-const char *co_workload_anchor(const char *workload, const char *backend);
+CO_API const char *co_workload_anchor(const char *workload, const char *backend);
 /* Option sets `bench` runs on a device of a type: ";"-separated, each
  * "name=value name=value". CPUs (c, omp, OpenCL on CPUs) get sets that
  * their slowest variants (sequential C, O(N^2) brute force) finish in
  * seconds; GPUs and accelerators the CPU's sets and larger ones. NULL for an
  * unknown workload. */
-const char *co_workload_bench_sets_for(const char *workload, bool quick, co_device_type type);
+CO_API const char *co_workload_bench_sets_for(const char *workload, bool quick, co_device_type type);
 /* The sets of a CPU device (co_workload_bench_sets_for). */
-const char *co_workload_bench_sets(const char *workload, bool quick);
+CO_API const char *co_workload_bench_sets(const char *workload, bool quick);
 /* Whether a variant runs on a device; if not, why (static string or "").
  * why is optional. */
-bool co_variant_runs_on(const co_context *ctx, const char *workload, const char *variant,
+CO_API bool co_variant_runs_on(const co_context *ctx, const char *workload, const char *variant,
                         size_t device, const char **why);
 /* The variant `run` picks on a device when none is given. */
-const char *co_variant_default(const co_context *ctx, const char *workload, size_t device);
+CO_API const char *co_variant_default(const co_context *ctx, const char *workload, size_t device);
 
 /* A NAME=VALUE pair: workload options (sizes, modes, files) and tunables. */
 typedef struct co_option {
@@ -149,7 +168,7 @@ typedef struct co_option {
  * words without '=' are skipped. Returns 0 with co_last_error set for a NULL
  * text or store, store_len 0, NULL opts with cap > 0, or a text that does not
  * fit store (never a truncated parse). */
-size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
+CO_API size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
                         size_t cap);
 
 /* How far a long run is, passed to co_run_config.progress. The library
@@ -247,7 +266,7 @@ typedef struct co_result {
  * COALESCE_MAX_HOST_BYTES lowers it) and the device's: CO_ERR_LIMIT.
  * Returns CO_ERR_INTERRUPTED (nothing filled but the names) if cfg->progress asked
  * to stop. */
-co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
+CO_API co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out);
 
 /* ---- device ceilings ------------------------------------------------- */
 
@@ -308,20 +327,20 @@ typedef struct co_peak {
  * note filled; co_peak_measure_flags with CO_PEAK_FORCE replaces them. A
  * cache that cannot be written is not an error: the figures are still
  * returned, with stored false and store_error saying why. */
-co_status co_peak_measure(co_context *ctx, size_t device, co_peak *out);
+CO_API co_status co_peak_measure(co_context *ctx, size_t device, co_peak *out);
 enum { CO_PEAK_FORCE = 1 };
-co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, co_peak *out);
+CO_API co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, co_peak *out);
 /* The kept ceilings of a device (this context, else the cache file), or
  * measured now when none are kept. */
-co_status co_peak_get(co_context *ctx, size_t device, co_peak *out);
+CO_API co_status co_peak_get(co_context *ctx, size_t device, co_peak *out);
 /* Whether ceilings are kept for the device, so co_peak_get measures nothing.
  * False (co_last_error set) for a NULL context or an index out of range. */
-bool co_peak_known(co_context *ctx, size_t device);
+CO_API bool co_peak_known(co_context *ctx, size_t device);
 /* The level of peak a working set of `bytes` is held to (NULL if none). */
-const co_peak_level *co_peak_level_for(const co_peak *peak, double bytes);
+CO_API const co_peak_level *co_peak_level_for(const co_peak *peak, double bytes);
 /* The cache file: $COALESCE_CACHE_DIR/peak.json, else
  * $XDG_CACHE_HOME/coalesce/peak.json, else ~/.cache/coalesce/peak.json. */
-co_status co_peak_cache_path(char *out, size_t len);
+CO_API co_status co_peak_cache_path(char *out, size_t len);
 
 /* ---- direct calls on caller data -------------------------------------- */
 
@@ -329,7 +348,7 @@ co_status co_peak_cache_path(char *out, size_t len);
  * variant NULL picks the device's default. Host pointers in and out.
  * CO_ERR_INVALID for a NULL ctx or matrix, m, n or k of 0, or sizes whose
  * products overflow size_t (or exceed the gemm workload's limits). */
-co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
+CO_API co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
                    size_t k, const float *a, const float *b, float *c);
 
 /* ---- what the compiler made of it (src/core/il.c) --------------------- */
@@ -395,15 +414,15 @@ typedef struct co_il_report {
  * ignored. `kernel` (NULL: all) keeps one entry point. Host variants and
  * anchors (library calls) are CO_ERR_UNSUPPORTED with a line saying where
  * their code is. Free with co_il_report_free. */
-co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *target,
+CO_API co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *target,
                      const char *format, const char *kernel, co_il_report **out);
-void co_il_report_free(co_il_report *report);
+CO_API void co_il_report_free(co_il_report *report);
 /* Formats of a device (target as for co_il_make), space-separated, the default first. */
-co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
+CO_API co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
                         size_t len);
 /* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg");
  * CO_ERR_UNSUPPORTED for a format not counted. */
-co_status co_il_count(const char *format, const char *text, co_il_mix *out);
+CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *out);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@ mkdir -p "$O"
 # The device's copy of .git can be stale: the log line and the changed files say what ran.
 { date -u +"%Y-%m-%d %H:%M UTC"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   git log --oneline -1; git status --short; } >"$O/machine.txt"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCOALESCE_NATIVE=ON >/dev/null &&
     cmake --build build --target ${2:-coalesce} -j "$(nproc)" >/tmp/build.log 2>&1 ||
     { tail -20 /tmp/build.log; exit 1; }
 

@@ -974,7 +974,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "il")) return coalesce_il(argc - 2, argv + 2);
     if (!strcmp(cmd, "--version")) {
-        printf("coalesce %s\n", CO_VERSION);
+        printf("coalesce %s\n", co_version());
         return EXIT_OK;
     }
     const struct command *command = NULL;
