@@ -117,6 +117,12 @@ struct co_device {
 co_status co_context_add_device(co_context *ctx, const co_backend *backend,
                                 const co_device_info *info, void *impl);
 
+/* The library calls' state (src/core/api.c), made with the context and
+ * freed with it (NULL: a no-op); co_context_api returns it. */
+co_status co_api_create(void **state);
+void co_api_destroy(void *state);
+void *co_context_api(const co_context *ctx);
+
 /* The device behind an index of co_device_select. */
 co_device *co_context_device(const co_context *ctx, size_t index);
 
