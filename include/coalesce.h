@@ -401,8 +401,10 @@ typedef enum co_border {
 /* The normalised (2 radius + 1)^2 mean filter (cv::boxFilter, normalize =
  * true) of a float32 (one channel) or RGBA8 image; strides in bytes, at
  * least a row (4 width bytes for both formats). radius <= 2047 for RGBA8,
- * 2^20 for float32. Precision: float32 within 1e-5 relative of the exact
- * mean, RGBA8 the exact mean rounded to nearest. */
+ * 2^20 for float32. Precision: float32 within 1e-5 of the exact mean
+ * relative to max(|mean|, 2^-10 max|in|) (the workload's check: a running
+ * sum keeps a rounding residue where the window is dark in a bright image),
+ * RGBA8 the exact mean rounded to nearest. */
 co_status co_boxfilter(co_context *ctx, size_t device, const char *variant, co_format format,
                        size_t width, size_t height, unsigned radius, co_border border,
                        co_mem in, size_t in_stride, co_mem out, size_t out_stride);
