@@ -424,6 +424,240 @@ CO_API co_status co_il_formats(co_context *ctx, size_t device, const char *targe
  * CO_ERR_UNSUPPORTED for a format not counted. */
 CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *out);
 
+/* ==== the library: device buffers and every workload on caller data ==== *
+ *
+ * Each call below runs one variant of a workload (the device's default when
+ * `variant` is NULL, else the one named: co_variant_name) once on the
+ * caller's data, through the same job machinery as co_run: the workload's
+ * arrays are bound to the caller's memory instead of freshly allocated ones.
+ * Operands are co_mem: a host pointer or a co_buffer.
+ *  - A co_buffer on the call's device is used in place: no copy.
+ *  - A host pointer on an OpenCL/CUDA device is copied in (inputs) and out
+ *    (outputs) for the call; on the host devices (c, omp) it is used in place.
+ *  - A buffer on another device is an error (CO_ERR_INVALID), never copied
+ *    silently; the two host devices share memory, so a buffer of "c" serves
+ *    "omp" and back.
+ * Inputs are never written; an input and an output that overlap (the same
+ * buffer, overlapping host ranges) are CO_ERR_INVALID.
+ * Every call checks its arguments first: a NULL ctx, operand or output, a
+ * zero size, a stride narrower than a row, sizes whose products overflow,
+ * or a buffer smaller than the call reads or writes are CO_ERR_INVALID with
+ * one co_last_error() line naming the function and the argument. Then, as
+ * co_run: CO_ERR_INVALID for an unknown variant or a device index out of
+ * range, CO_ERR_UNSUPPORTED for a variant that does not run on the device,
+ * CO_ERR_LIMIT (device or host memory, work-group limits), CO_ERR_NOMEM,
+ * CO_ERR_BUILD (kernel compile, log in co_last_error), CO_ERR_DEVICE (the
+ * device API failed), CO_ERR_VERIFY (check mode, below).
+ *
+ * Thread safety: every function of this section takes its context's mutex,
+ * so one context may be shared by several threads (their calls on it run
+ * one at a time; use a context per thread to run them at once). Messages
+ * are per thread (co_last_error). The functions above this section
+ * (co_run, co_peak_*, the queries) take no lock: call them on a context no
+ * other thread is using at the time. co_context_destroy must come after
+ * every other call on the context has returned and every buffer and object
+ * made from it has been freed. */
+
+/* Device memory: `bytes` on device `device` of ctx (host memory on the c
+ * and omp devices). Contents are undefined until written. The buffer lives
+ * until co_buffer_free, which must come before co_context_destroy.
+ * CO_ERR_INVALID: NULL ctx or out, bytes 0, a bad device index; CO_ERR_LIMIT:
+ * over the device's largest allocation; CO_ERR_NOMEM / CO_ERR_DEVICE: the
+ * allocation failed. *out is NULL on failure. */
+typedef struct co_buffer co_buffer;
+CO_API co_status co_buffer_create(co_context *ctx, size_t device, size_t bytes, co_buffer **out);
+/* NULL is a no-op. */
+CO_API void co_buffer_free(co_buffer *buf);
+/* Copy `bytes` (at most co_buffer_size) from host memory src into the
+ * buffer's start, or from its start into dst. Each counts as one copy
+ * (co_context_copies). CO_ERR_INVALID: NULL buf or pointer, bytes 0 or over
+ * the size; CO_ERR_DEVICE: the transfer failed. */
+CO_API co_status co_buffer_upload(co_buffer *buf, const void *src, size_t bytes);
+CO_API co_status co_buffer_download(co_buffer *buf, void *dst, size_t bytes);
+/* Its size in bytes, and its device index; 0 (co_last_error set) for NULL. */
+CO_API size_t co_buffer_size(const co_buffer *buf);
+CO_API size_t co_buffer_device(const co_buffer *buf);
+
+/* An operand: exactly one of buf and host is set. */
+typedef struct co_mem {
+    co_buffer *buf;
+    void *host; /* not written when the operand is an input */
+} co_mem;
+static inline co_mem co_mem_host(const void *p) {
+    co_mem m = {NULL, (void *)p};
+    return m;
+}
+static inline co_mem co_mem_buffer(co_buffer *b) {
+    co_mem m = {b, NULL};
+    return m;
+}
+
+/* Check mode (off by default): every call of this section is verified
+ * against the workload's reference, as the CLI's runs are (gemm in double,
+ * reduce's pairwise bound, grayscale and RGBA8 box filter exact, the
+ * collider's reference steps and invariants, the ray tracer against the
+ * host tracer's image); a mismatch is CO_ERR_VERIFY with the error and the
+ * tolerance in co_last_error. On OpenCL/CUDA it downloads what it checks
+ * (counted as copies). CO_ERR_INVALID for a NULL ctx. */
+CO_API co_status co_context_set_check(co_context *ctx, bool on);
+
+/* Host<->device copies made by this section's calls on ctx since it was
+ * created (or reset): co_buffer_upload/download, the copies in and out of
+ * host operands on OpenCL/CUDA, results read back (co_reduce_sum's sum,
+ * co_collider_read), the ray tracer's scene, check mode's downloads. Moves
+ * within a device (packing strided rows, transposing) are not copies. On
+ * the c and omp devices nothing is a host<->device copy but the explicit
+ * co_buffer_upload/download (counted all the same). CO_ERR_INVALID for a
+ * NULL ctx or out. */
+typedef struct co_copy_stats {
+    uint64_t uploads, downloads;          /* host->device, device->host transfers */
+    uint64_t upload_bytes, download_bytes;
+} co_copy_stats;
+CO_API co_status co_context_copies(co_context *ctx, co_copy_stats *out);
+CO_API co_status co_context_reset_copies(co_context *ctx);
+
+typedef enum co_layout { CO_ROW_MAJOR = 0, CO_COL_MAJOR = 1 } co_layout;
+typedef enum co_transpose { CO_NO_TRANS = 0, CO_TRANS = 1 } co_transpose;
+
+/* C = alpha op(A) op(B) + beta C, float32, BLAS-style: op(A) is m x k,
+ * op(B) k x n, C m x n, each stored in `layout` with leading dimension
+ * lda/ldb/ldc (row-major: at least the stored matrix's columns; column-
+ * major: its rows). As BLAS: A and B are not read when alpha is 0, C is
+ * not read when beta is 0. The gemm kernels compute C = A B on packed
+ * row-major matrices; column-major is the row-major product of the
+ * transposes (no data moves), and otherwise the call packs on the call's
+ * device: op(A) into m x k floats of scratch unless it is A itself, packed
+ * (no transpose, lda = k); op(B) into k x n likewise; and the product into
+ * m x n scratch, then C = alpha P + beta C, unless alpha = 1, beta = 0,
+ * ldc = n. Each packing costs one pass over its matrix (read + write) and
+ * its scratch memory; the fast path costs nothing over co_sgemm. In check
+ * mode the product A B is verified. m, n, k >= 1 and leading dimensions
+ * under 2^31. Statuses: see the section's comment. */
+CO_API co_status co_sgemm_ex(co_context *ctx, size_t device, const char *variant, co_layout layout,
+                      co_transpose trans_a, co_transpose trans_b, size_t m, size_t n, size_t k,
+                      float alpha, co_mem a, size_t lda, co_mem b, size_t ldb, float beta,
+                      co_mem c, size_t ldc);
+
+/* dst = src, n float32 values. */
+CO_API co_status co_copy(co_context *ctx, size_t device, const char *variant, size_t n, co_mem src,
+                  co_mem dst);
+
+/* *sum = the sum of n float32 values. Precision: the variants add in
+ * float32 (pairwise on the host, trees of work-groups on devices) and the
+ * float32 result is returned as a double: |*sum - exact| <= (ceil(log2 n)
+ * + 2) 2^-24 sum |x_i| (what check mode holds it to). The sum is read back
+ * from the device: one 4-byte download. sum is required. */
+CO_API co_status co_reduce_sum(co_context *ctx, size_t device, const char *variant, size_t n,
+                        co_mem x, double *sum);
+
+/* gray = round(0.299 r + 0.587 g + 0.114 b) of an RGBA8 image of width x
+ * height; rgba_stride and gray_stride are the bytes from one row to the
+ * next (at least 4 width and width). Strided rows are packed for the
+ * kernels (on the device) and unpacked after. */
+CO_API co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size_t width,
+                       size_t height, co_mem rgba, size_t rgba_stride, co_mem gray,
+                       size_t gray_stride);
+
+typedef enum co_format { CO_FORMAT_F32 = 0, CO_FORMAT_RGBA8 = 1 } co_format;
+typedef enum co_border {
+    CO_BORDER_CLAMP = 0,      /* replicate the edge (OpenCV BORDER_REPLICATE) */
+    CO_BORDER_REFLECT101 = 1, /* BORDER_REFLECT_101 */
+    CO_BORDER_ZERO = 2        /* BORDER_CONSTANT 0; the divisor stays (2r+1)^2 */
+} co_border;
+
+/* The normalised (2 radius + 1)^2 mean filter (cv::boxFilter, normalize =
+ * true) of a float32 (one channel) or RGBA8 image; strides in bytes, at
+ * least a row (4 width bytes for both formats). radius <= 2047 for RGBA8,
+ * 2^20 for float32. Precision: float32 within 1e-5 of the exact mean
+ * relative to max(|mean|, 2^-10 max|in|) (the workload's check: a running
+ * sum keeps a rounding residue where the window is dark in a bright image),
+ * RGBA8 the exact mean rounded to nearest. */
+CO_API co_status co_boxfilter(co_context *ctx, size_t device, const char *variant, co_format format,
+                       size_t width, size_t height, unsigned radius, co_border border,
+                       co_mem in, size_t in_stride, co_mem out, size_t out_stride);
+
+/* ---- the collider: balls in a box, as an object ---- */
+
+typedef enum co_boundary { CO_BOUNDARY_WALLS = 0, CO_BOUNDARY_PERIODIC = 1 } co_boundary;
+typedef struct co_collider co_collider;
+
+/* `balls` balls in a width x height box, time step dt, walls: positions x, y,
+ * velocities vx, vy, radii (all required, `balls` floats each) and masses
+ * (NULL: pi r^2), copied into device buffers of the object (one upload of
+ * the state, one of the properties). The workload's rules hold (else
+ * CO_ERR_INVALID naming the rule): the box at least 4 largest radii wide
+ * and high and able to hold the balls on sites 2.1 largest radii apart, and
+ * the fastest initial velocity component times dt at most a quarter of the
+ * smallest radius. *out is freed with co_collider_destroy, before the
+ * context. */
+CO_API co_status co_collider_create(co_context *ctx, size_t device, const char *variant, size_t balls,
+                             double width, double height, double dt, const float *x,
+                             const float *y, const float *vx, const float *vy,
+                             const float *radius, const float *mass, co_collider **out);
+/* Random balls as the workload makes them from `seed`: radii uniform in
+ * [radius, radius_max], velocity components in [-speed, speed], never
+ * overlapping. */
+CO_API co_status co_collider_create_random(co_context *ctx, size_t device, const char *variant,
+                                    size_t balls, double radius, double radius_max, double width,
+                                    double height, double speed, double dt, uint64_t seed,
+                                    co_collider **out);
+/* Advance `steps` steps (0: nothing) on the device; no copy. */
+CO_API co_status co_collider_step(co_collider *c, unsigned steps);
+/* Download the state: any of x, y, vx, vy may be NULL (not wanted); each
+ * wanted one receives co_collider_balls floats. One download of the state. */
+CO_API co_status co_collider_read(co_collider *c, float *x, float *y, float *vx, float *vy);
+/* Walls (reflect) or periodic (wrap around), from the next step on. */
+CO_API co_status co_collider_set_boundary(co_collider *c, co_boundary boundary);
+/* 0 (co_last_error set) for NULL. */
+CO_API size_t co_collider_balls(const co_collider *c);
+/* NULL is a no-op. */
+CO_API void co_collider_destroy(co_collider *c);
+
+/* ---- the ray tracer: a scene, rendered into RGBA8 frames ---- */
+
+/* A sphere moves on a circle of radius `orbit` around (center x, z), at
+ * angle a = omega t + phase, and bounces: y = center y + bounce |sin 2a|. */
+typedef struct co_rt_sphere {
+    float center[3];
+    float radius;                     /* > 0 */
+    float color[3];                   /* 0..1 */
+    float reflect;                    /* mirror fraction 0..1 */
+    float orbit, omega, phase, bounce;
+} co_rt_sphere;
+typedef struct co_rt_light {
+    float position[3];
+    float color[3];                   /* intensity per channel */
+} co_rt_light;
+typedef struct co_rt_scene {
+    const co_rt_sphere *spheres;      /* nspheres of them (up to 4096; NULL if 0) */
+    size_t nspheres;
+    const co_rt_light *lights;        /* 1..8 */
+    size_t nlights;
+    float eye[3], look_at[3];         /* the pinhole camera, +y up */
+    float fov_deg;                    /* vertical field of view, (0, 180) */
+    float ambient, specular;          /* shading */
+    float plane_y, checker_size, plane_reflect; /* the checkered ground plane */
+    unsigned depth;                   /* mirror reflections per pixel at most (<= 64) */
+} co_rt_scene;
+/* The workload's defaults: camera at (0, 6, -24) looking at (0, 1, 2),
+ * 50 degrees, ambient 0.12, specular 0.5, plane at y = 0 with cells of 2
+ * reflecting 0.2, depth 4; no spheres, no lights. CO_ERR_INVALID for NULL. */
+CO_API co_status co_rt_scene_default(co_rt_scene *scene);
+
+typedef struct co_raytracer co_raytracer;
+/* A tracer of `scene` (copied: the caller's arrays may go afterwards), in
+ * float32, on a device. Freed with co_raytracer_destroy, before the context. */
+CO_API co_status co_raytracer_create(co_context *ctx, size_t device, const char *variant,
+                              const co_rt_scene *scene, co_raytracer **out);
+/* Render the frame at scene time t (seconds) of width x height pixels (up
+ * to 32768 each) into image: RGBA8, `stride` bytes from row to row (at
+ * least 4 width). The scene is uploaded on the first render and again
+ * when the size changes (the camera's aspect): one copy each; none else. */
+CO_API co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t height, double t,
+                              co_mem image, size_t stride);
+/* NULL is a no-op. */
+CO_API void co_raytracer_destroy(co_raytracer *rt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,6 +134,11 @@ co_status co_context_add_device(co_context *ctx, const co_backend *backend,
 
 /* Frees a device: its programs, then the backend's release (context.c). */
 void co_device_free(co_device *dev);
+/* The library calls' state (src/core/api.c), made with the context and
+ * freed with it (NULL: a no-op); co_context_api returns it. */
+co_status co_api_create(void **state);
+void co_api_destroy(void *state);
+void *co_context_api(const co_context *ctx);
 
 /* The device behind an index of co_device_select. */
 co_device *co_context_device(const co_context *ctx, size_t index);

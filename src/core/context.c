@@ -18,7 +18,10 @@ struct co_context {
         char reason[512];
     } backends[MAX_BACKENDS];
     size_t nbackends;
+    void *api; /* the library calls' state (api.c): its lock, check mode, copy counts */
 };
+
+void *co_context_api(const co_context *ctx) { return ctx ? ctx->api : NULL; }
 
 co_status co_context_add_device(co_context *ctx, const co_backend *backend,
                                 const co_device_info *info, void *impl) {
@@ -54,6 +57,11 @@ co_status co_context_create(co_context **out) {
                      co_last_error());
     }
     ctx->nbackends = MAX_BACKENDS;
+    co_status st = co_api_create(&ctx->api);
+    if (st) {
+        co_context_destroy(ctx);
+        return st;
+    }
     co_fail(CO_OK, "%s", ""); /* a probe's "unavailable" is not the caller's error */
     *out = ctx;
     return CO_OK;
@@ -71,6 +79,7 @@ void co_device_free(co_device *dev) {
 
 void co_context_destroy(co_context *ctx) {
     if (!ctx) return;
+    co_api_destroy(ctx->api); /* its cached buffers, while the devices live */
     for (size_t i = 0; i < ctx->ndevices; i++) co_device_free(ctx->devices[i]);
     free(ctx->devices);
     free(ctx);

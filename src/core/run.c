@@ -781,64 +781,15 @@ co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *c
     return st;
 }
 
-/* ---- direct calls on caller data ---- */
+/* ---- the library calls (api.c) ---- */
 
-/* Run a variant once on caller-provided inputs (copied in, in array order)
- * and copy the outputs back. No verification: the caller's data has no
- * reference here; the variants themselves are what the tests check. */
-static co_status call(const char *fn, co_context *ctx, size_t device, const char *workload,
-                      const char *variant, const co_option *opts, size_t nopts,
-                      const void *const *inputs, void *const *outputs) {
-    co_run_config cfg = {.workload = workload, .variant = variant, .device = device,
-                         .options = opts, .noptions = nopts};
-    const co_workload *wl;
-    co_device *dev;
+co_status co_job_setup(const char *fn, co_context *ctx, const co_run_config *cfg,
+                       const co_workload **wl, co_device **dev, co_job *job) {
     const co_variant *var;
-    co_status st = check_config(fn, ctx, &cfg);
-    if (!st) st = resolve(ctx, &cfg, NULL, &wl, &dev, &var);
+    co_status st = check_config(fn, ctx, cfg);
+    if (!st) st = resolve(ctx, cfg, NULL, wl, dev, &var);
     if (st) return st;
-    co_job job = {.dev = dev, .var = var};
-    st = resolve_params(&job, &cfg);
-    if (st) return st;
-    co_problem p;
-    st = prepare(wl, dev, &cfg, &p);
-    job.prob = &p;
-    p.job = &job;
-    size_t in = 0, outn = 0;
-    for (size_t i = 0; !st && i < p.narrays; i++)
-        if (!p.arrays[i].output && !p.arrays[i].scratch)
-            memcpy(p.arrays[i].host, inputs[in++], p.arrays[i].bytes);
-    double t;
-    if (!st) st = run_once(&job, &t);
-    for (size_t i = 0; !st && i < p.narrays; i++)
-        if (p.arrays[i].output) memcpy(outputs[outn++], p.arrays[i].host, p.arrays[i].bytes);
-    free_device_arrays(&p, dev);
-    problem_free(&p);
-    return st;
-}
-
-co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
-                   size_t k, const float *a, const float *b, float *c) {
-    if (!ctx) return co_fail(CO_ERR_INVALID, "co_sgemm: ctx is NULL");
-    if (!a || !b || !c)
-        return co_fail(CO_ERR_INVALID, "co_sgemm: matrix %s is NULL", !a ? "a" : !b ? "b" : "c");
-    if (!m || !n || !k)
-        return co_fail(CO_ERR_INVALID, "co_sgemm: %s is 0 (m, n and k must be at least 1)",
-                       !m ? "m" : !n ? "n" : "k");
-    /* Before the workload's own limits: their products must not wrap. */
-    const size_t dims[3][2] = {{m, k}, {k, n}, {m, n}};
-    static const char *const names[3] = {"m x k", "k x n", "m x n"};
-    for (int i = 0; i < 3; i++)
-        if (dims[i][0] > SIZE_MAX / sizeof(float) / dims[i][1])
-            return co_fail(CO_ERR_INVALID,
-                           "co_sgemm: %s = %zu x %zu floats overflows size_t (m=%zu n=%zu k=%zu)",
-                           names[i], dims[i][0], dims[i][1], m, n, k);
-    char sm[32], sn[32], sk[32];
-    snprintf(sm, sizeof sm, "%zu", m);
-    snprintf(sn, sizeof sn, "%zu", n);
-    snprintf(sk, sizeof sk, "%zu", k);
-    co_option opts[] = {{"m", sm}, {"n", sn}, {"k", sk}};
-    const void *inputs[] = {a, b};
-    void *outputs[] = {c};
-    return call("co_sgemm", ctx, device, "gemm", variant, opts, 3, inputs, outputs);
+    *job = (co_job){.dev = *dev, .var = var};
+    memcpy(job->local, cfg->local, sizeof job->local);
+    return resolve_params(job, cfg);
 }

@@ -219,6 +219,12 @@ void co_problem_text(co_problem *p, const char *name, const char *value);
 /* Count `count` of `unit` per run, reported per second (set again: replaced). */
 void co_problem_rate(co_problem *p, const char *unit, double count);
 
+/* For the library calls (api.c): the workload, device and variant of cfg
+ * and the job's tunables, each checked and named as co_run does (fn names
+ * the caller in messages about cfg itself). */
+co_status co_job_setup(const char *fn, co_context *ctx, const co_run_config *cfg,
+                       const co_workload **wl, co_device **dev, co_job *job);
+
 /* The resolved value of a variant's tunable. */
 long co_job_param(const co_job *job, const char *name);
 /* "-DTS=16 -DWPT=8 ..." for every tunable but the host_params, plus `extra`
