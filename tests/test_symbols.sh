@@ -8,9 +8,13 @@ so=$1 archive=$2 header=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Declared: the preprocessed header (no comments), each "co_NAME (".
+# Declared: the preprocessed header (no comments), each "co_NAME (", less the
+# header's own static inline helpers (compiled into the caller, not exported).
 ${CC:-cc} -E -P -x c "$header" | grep -o 'co_[a-z0-9_]*[[:space:]]*(' |
-    sed 's/[[:space:](]//g' | sort -u >"$tmp/declared"
+    sed 's/[[:space:](]//g' | sort -u >"$tmp/all"
+${CC:-cc} -E -P -x c "$header" | grep -o 'static inline [a-z_ ]*[ *]co_[a-z0-9_]*[[:space:]]*(' |
+    grep -o 'co_[a-z0-9_]*' | sort -u >"$tmp/inline"
+comm -23 "$tmp/all" "$tmp/inline" >"$tmp/declared"
 # Exported: defined dynamic symbols, without a symbol version; the linker's own
 # markers (_init, _fini, _edata, _end, __bss_start) are in every library.
 nm -D --defined-only "$so" | awk '{print $NF}' | sed 's/@.*//' |
