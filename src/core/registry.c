@@ -51,6 +51,7 @@ unsigned co_device_on(const co_device *dev) {
     if (strcmp(b, "omp") == 0) return CO_ON_OMP;
     if (strcmp(b, "opencl") == 0) return CO_ON_OPENCL;
     if (strcmp(b, "cuda") == 0) return CO_ON_CUDA;
+    if (strcmp(b, "vulkan") == 0) return CO_ON_VULKAN;
     return 0;
 }
 
@@ -82,8 +83,10 @@ const char *co_variant_default(const co_context *ctx, const char *workload, size
     const co_device *dev = co_context_device(ctx, device);
     if (!wl || !dev) return NULL;
     unsigned on = co_device_on(dev);
-    for (unsigned b = 0; b < 4; b++)
-        if (on == 1u << b) return wl->defaults[b];
+    for (unsigned b = 0; b < CO_NBACKENDS; b++)
+        if (on == 1u << b && wl->defaults[b]) return wl->defaults[b];
+    for (size_t i = 0; i < wl->nvariants; i++) /* none named: the first that runs there */
+        if (wl->variants[i].on & on) return wl->variants[i].name;
     return NULL;
 }
 
@@ -102,9 +105,9 @@ const char *co_workload_option(const char *workload, size_t index, const char **
 }
 
 const char *co_workload_anchor(const char *workload, const char *backend) {
-    static const char *const names[] = {"c", "omp", "opencl", "cuda"};
+    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
     const co_workload *wl = co_workload_find(workload);
-    for (unsigned b = 0; wl && backend && b < 4; b++)
+    for (unsigned b = 0; wl && backend && b < CO_NBACKENDS; b++)
         if (strcmp(names[b], backend) == 0) return wl->anchors[b];
     return NULL;
 }

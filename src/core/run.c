@@ -95,8 +95,10 @@ co_status co_job_kernel(co_job *job, const char *source, const char *entry, cons
     for (size_t i = 0; i < dev->nprograms; i++)
         if (strcmp(dev->programs[i].key, key) == 0) prog = dev->programs[i].program;
     if (!prog) {
-        char *text = co_kernel_source(source);
-        if (!text) return co_fail(CO_ERR_BUILD, "no kernel source '%s.cl'", source);
+        const bool glsl = co_device_on(dev) == CO_ON_VULKAN;
+        char *text = glsl ? co_shader_source(source) : co_kernel_source(source);
+        if (!text)
+            return co_fail(CO_ERR_BUILD, "no kernel source '%s%s'", source, glsl ? ".comp" : ".cl");
         co_status st = dev->backend->build(dev, source, text, defines, &prog);
         free(text);
         if (st) return st;
@@ -213,10 +215,10 @@ static void names_of(const co_workload *wl, char *out, size_t len, bool variants
 }
 
 static void backends_of(unsigned on, char *out, size_t len) {
-    static const char *const names[] = {"c", "omp", "opencl", "cuda"};
+    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
     size_t used = 0;
     out[0] = 0;
-    for (unsigned b = 0; b < 4 && used < len; b++)
+    for (unsigned b = 0; b < CO_NBACKENDS && used < len; b++)
         if (on & (1u << b))
             used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "", names[b]);
 }

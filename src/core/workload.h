@@ -17,8 +17,10 @@ enum {
     CO_ON_OMP = 2,
     CO_ON_OPENCL = 4,
     CO_ON_CUDA = 8,
+    CO_ON_VULKAN = 16, /* a GLSL shader kernels/<source>.comp, entry by -DENTRY_<entry> */
     CO_ON_DEVICE = CO_ON_OPENCL | CO_ON_CUDA /* one kernel source for both */
 };
+#define CO_NBACKENDS 5 /* the CO_ON_* bits above, in order: c, omp, opencl, cuda, vulkan */
 
 /* A tunable: its name, default, allowed range. Device limits (work-group
  * size, local memory) are checked when the variant computes its launch. */
@@ -128,8 +130,10 @@ struct co_workload {
     size_t noptions;
     const co_variant *variants;
     size_t nvariants;
-    const char *defaults[4]; /* default variant on c, omp, opencl, cuda */
-    const char *anchors[4];  /* the library each is compared with (NULL: none) */
+    /* Default variant on c, omp, opencl, cuda, vulkan (NULL: the first
+     * variant that runs there). */
+    const char *defaults[CO_NBACKENDS];
+    const char *anchors[CO_NBACKENDS]; /* the library each is compared with (NULL: none) */
     const char *bench_sets;  /* ";"-separated option sets, e.g. "size=1024" */
     const char *quick_sets;
     const char *test_sets;   /* awkward sizes every variant is tested at */
@@ -190,7 +194,7 @@ long co_job_param(const co_job *job, const char *name);
  * (may be NULL). */
 void co_job_defines(const co_job *job, const char *extra, char *out, size_t len);
 /* Build (cached per device and define set) and fetch a kernel entry point of
- * kernels/<source>.cl. */
+ * kernels/<source>.cl (on Vulkan: kernels/<source>.comp). */
 co_status co_job_kernel(co_job *job, const char *source, const char *entry, const char *defines,
                         co_kernel **out);
 /* Check a launch against the device's limits, round `global` up to a multiple
@@ -210,6 +214,9 @@ void co_job_add_time(co_job *job, double ms);
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */
 char *co_kernel_source(const char *name);
+/* The same for GLSL compute shaders: kernels/<name>.comp behind
+ * kernels/prelude.glsl. */
+char *co_shader_source(const char *name);
 /* Names of all embedded kernel files (NULL-terminated). */
 const char *const *co_kernel_names(void);
 
