@@ -10,11 +10,13 @@ extern const co_workload co_workload_reduce;
 extern const co_workload co_workload_grayscale;
 extern const co_workload co_workload_collider;
 extern const co_workload co_workload_boxfilter;
+extern const co_workload co_workload_dispatch;
 
 static const co_workload *const workloads[] = {&co_workload_gemm, &co_workload_raytrace,
                                               &co_workload_copy, &co_workload_reduce,
                                               &co_workload_grayscale,
-                                              &co_workload_collider, &co_workload_boxfilter};
+                                              &co_workload_collider, &co_workload_boxfilter,
+                                              &co_workload_dispatch};
 #define NWORKLOADS (sizeof workloads / sizeof workloads[0])
 
 size_t co_workloads(const co_workload *const **list) {

@@ -329,6 +329,7 @@ static co_status prepare(const co_workload *wl, co_device *dev, const co_run_con
                          co_problem *p) {
     memset(p, 0, sizeof *p);
     p->wl = wl;
+    memcpy(p->local, cfg->local, sizeof p->local);
     co_status st = wl->init(p, cfg->options, cfg->noptions);
     if (!st && dev->backend->alloc) st = check_memory(p, dev);
     for (size_t i = 0; !st && dev->backend->alloc && i < p->narrays; i++)

@@ -64,6 +64,8 @@ typedef struct co_problem {
     struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
     size_t nsizes;
     size_t host_bytes; /* of all arrays, checked against the machine's memory */
+    size_t local[3];   /* --local as asked (0: the variant's choice), for init where the
+                          arrays follow from the work-group (dispatch) */
     void *state;       /* the workload's own */
 } co_problem;
 
