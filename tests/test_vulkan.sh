@@ -76,10 +76,13 @@ rc=$?
 [ $rc -eq 2 ] && ok || bad "--device vulkan:x exits $rc, expected 2"
 "$CO" run copy --device "vulkan:$(grep -c '^vulkan:' "$tmp/devices" | awk '{print $1 - 1}')" --n 64 \
     --reps 1 >/dev/null 2>&1 && ok || bad "the last vulkan:N does not run"
-"$CO" run copy --device vulkan --variant api >/dev/null 2>"$tmp/err"
+"$CO" run reduce --device vulkan --variant shuffle >/dev/null 2>"$tmp/err"
 rc=$?
-[ $rc -eq 3 ] && grep -q "does not run on vulkan:0 (it runs on opencl, cuda)" "$tmp/err" && ok ||
-    bad "copy/api on vulkan: exit $rc, $(head -1 "$tmp/err")"
+[ $rc -eq 3 ] && grep -q "does not run on vulkan:0 (it runs on cuda)" "$tmp/err" && ok ||
+    bad "reduce/shuffle on vulkan: exit $rc, $(head -1 "$tmp/err")"
+# The anchor: vkCmdCopyBuffer, timed by timestamps.
+"$CO" run copy --device vulkan --variant api --n 1000 --reps 1 >"$tmp/out" 2>&1 && ok ||
+    bad "copy/api (vkCmdCopyBuffer) on vulkan: $(tail -1 "$tmp/out")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

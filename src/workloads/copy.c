@@ -134,7 +134,8 @@ static const co_variant variants[] = {
      .run = run_vec2},
     {.name = "vec4", .summary = "float4 loads and stores, scalar tail", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .run = run_vec4},
-    {.name = "api", .summary = "anchor: the API's device-to-device copy", .on = CO_ON_DEVICE,
+    {.name = "api", .summary = "anchor: the API's device-to-device copy",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .available = copy_has_api, .run = copy_run_api},
 };
 
@@ -145,7 +146,7 @@ const co_workload co_workload_copy = {
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
     .defaults = {"c", "omp", "vec4", "vec4", "vec4"},
-    .anchors = {NULL, NULL, "api", "api"},
+    .anchors = {NULL, NULL, "api", "api", "api"},
     .bench_sets = "n=16777216",
     .quick_sets = "n=1048576",
     .test_sets = "n=1;n=3;n=1023;n=1048583;n=4099 row=7;n=5 row=1",

@@ -850,6 +850,20 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
 
 /* ---- launch ------------------------------------------------------------ */
 
+/* Submit, wait, and the time between the two timestamps (stamps), else
+ * the host's time around the submission. */
+static co_status submit_timed(vk_device *d, bool stamps, double *ms) {
+    const double t0 = co_now_ms();
+    co_status st = cmd_submit_wait(d);
+    const double host_ms = co_now_ms() - t0;
+    uint64_t t[2] = {0, 0};
+    if (!st && stamps)
+        st = VK(GetQueryPoolResults, (d->dev, d->timestamps, 0, 2, sizeof t, t, sizeof t[0],
+                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    if (!st) *ms = stamps ? (double)((t[1] - t[0]) & d->tick_mask) * d->ns_per_tick * 1e-6 : host_ms;
+    return st;
+}
+
 /* Groups of a dispatch from base `at` of `total`, at most `most`. */
 static uint32_t piece(uint32_t total, uint32_t at, uint32_t most) {
     return total - at < most ? total - at : most;
@@ -958,22 +972,31 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                                    piece(groups[1], y, d->max_groups[1]),
                                    piece(groups[2], z, d->max_groups[2]));
     if (stamps) vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
-    const double t0 = co_now_ms();
-    st = cmd_submit_wait(d);
-    const double host_ms = co_now_ms() - t0;
-    uint64_t t[2] = {0, 0};
-    if (!st && stamps)
-        st = VK(GetQueryPoolResults, (d->dev, d->timestamps, 0, 2, sizeof t, t, sizeof t[0],
-                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    if (st) {
+    double ms = 0;
+    if ((st = submit_timed(d, stamps, &ms))) {
         char note[160];
         snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
         return restate(st, note);
     }
-    if (kernel_ms)
-        *kernel_ms = stamps ? (double)((t[1] - t[0]) & d->tick_mask) * d->ns_per_tick * 1e-6
-                            : host_ms;
+    if (kernel_ms) *kernel_ms = ms;
     return CO_OK;
+}
+
+co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
+    vk_device *d = dev->impl;
+    co_status st = check_size(dev, src, bytes);
+    if (!st) st = check_size(dev, dst, bytes);
+    if (st || !bytes) return st;
+    const bool stamps = d->timestamps != VK_NULL_HANDLE;
+    const VkBufferCopy region = {.size = bytes};
+    if ((st = cmd_begin(d))) return st;
+    if (stamps) {
+        vk.CmdResetQueryPool(d->cmd, d->timestamps, 0, 2);
+        vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d->timestamps, 0);
+    }
+    vk.CmdCopyBuffer(d->cmd, src->buffer, dst->buffer, 1, &region);
+    if (stamps) vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    return submit_timed(d, stamps, ms);
 }
 
 static const co_backend vulkan_backend = {

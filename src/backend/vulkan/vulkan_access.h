@@ -22,6 +22,10 @@ unsigned co_vulkan_subgroup_size(const co_device *dev);
 /* Whether shaders may load and store 8-bit values (storageBuffer8BitAccess). */
 bool co_vulkan_has_int8(const co_device *dev);
 
+/* dst = src (bytes of them) by vkCmdCopyBuffer, its device time in *ms
+ * (timestamps; host time where the queue has none): copy's `api` anchor. */
+co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms);
+
 /* GLSL 450 compute shader `source` (kernels/<name>.comp with its prelude)
  * to SPIR-V for Vulkan 1.1, with `defines` ("-DWG=256 ...") and
  * -DENTRY_<entry>, through the cache directory (kind "vulkan"). *spirv:
