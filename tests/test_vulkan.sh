@@ -84,5 +84,20 @@ rc=$?
 "$CO" run copy --device vulkan --variant api --n 1000 --reps 1 >"$tmp/out" 2>&1 && ok ||
     bad "copy/api (vkCmdCopyBuffer) on vulkan: $(tail -1 "$tmp/out")"
 
+# More groups than maxComputeWorkGroupCount: dispatches from base groups (x for copy, x and y
+# for grayscale), verified; a shader that reads gl_NumWorkGroups is refused (a limit, exit 1)
+# rather than split into a wrong answer.
+"$CO" run copy --device vulkan --variant coalesced --local 64 --n 5000001 --reps 1 >"$tmp/out" 2>&1 &&
+    ok || bad "copy over 78126 groups: $(tail -1 "$tmp/out")"
+"$CO" run grayscale --device vulkan --variant coalesced --local 1x1 --width 3 --height 70000 \
+    --reps 1 >"$tmp/out" 2>&1 && ok || bad "grayscale over 70000 rows of groups: $(tail -1 "$tmp/out")"
+if grep -q 'maxComputeWorkGroupCount 65535x' "$tmp/devices"; then
+    "$CO" run reduce --device vulkan --variant multi --param WG=32 --param GROUPS=70000 \
+        --n 16777216 --reps 1 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "reads gl_NumWorkGroups, so its dispatch cannot be split" "$tmp/err" &&
+        ok || bad "reduce/multi over 65535 groups: exit $rc, $(head -1 "$tmp/err")"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

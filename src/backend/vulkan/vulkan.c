@@ -210,6 +210,7 @@ typedef struct vk_pipe {
 
 struct co_kernel {
     VkShaderModule module;
+    bool num_groups; /* reads gl_NumWorkGroups: its dispatch cannot be split */
     vk_pipe pipes[MAX_PIPES];
     size_t npipes;
     char entry[];
@@ -734,6 +735,19 @@ static void program_free(co_device *dev, co_program *prog) {
     free(prog);
 }
 
+/* Whether SPIR-V module words[0..n) reads gl_NumWorkGroups: an
+ * OpDecorate (opcode 71, 4 words) of BuiltIn (11) NumWorkgroups (24). */
+static bool reads_num_groups(const uint32_t *words, size_t n) {
+    for (size_t i = 5; i < n;) { /* after the 5-word header */
+        const uint32_t len = words[i] >> 16, op = words[i] & 0xFFFF;
+        if (!len) break;
+        if (op == 71 && len == 4 && i + 3 < n && words[i + 2] == 11 && words[i + 3] == 24)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
 static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
     vk_device *d = dev->impl;
     for (size_t i = 0; i < prog->nkernels; i++)
@@ -754,6 +768,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
         const VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                              .codeSize = size,
                                              .pCode = spirv};
+        k->num_groups = reads_num_groups(spirv, size / 4);
         st = VK(CreateShaderModule, (d->dev, &mi, NULL, &k->module));
         if (st) {
             char note[160];
@@ -892,6 +907,12 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                            global[i] / local[i]);
         spec[i] = (uint32_t)local[i];
         groups[i] = (uint32_t)(global[i] / local[i]);
+        if (k->num_groups && groups[i] > d->max_groups[i])
+            return co_fail(CO_ERR_LIMIT,
+                           "Vulkan: kernel '%s': %u work-groups in dimension %u, over %s's "
+                           "maxComputeWorkGroupCount %u (it reads gl_NumWorkGroups, so its "
+                           "dispatch cannot be split)",
+                           k->entry, groups[i], i, dev->info.spec, d->max_groups[i]);
         items *= local[i];
     }
     if (items > dev->info.max_work_group_size)
