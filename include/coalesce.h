@@ -90,6 +90,8 @@ typedef struct co_device_info {
     size_t global_mem_bytes;
     size_t max_alloc_bytes;
     unsigned clock_mhz;
+    char limits[320];         /* the backend's own limits, one line ("" if none): Vulkan's
+                                 compute limits, subgroups and timestamp period */
 } co_device_info;
 
 typedef struct co_context co_context;
@@ -114,7 +116,7 @@ CO_API co_status co_backend_status(const co_context *ctx, size_t index, const ch
                             bool *available, const char **reason);
 
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
- * "opencl:gpu", "cuda", "cuda:N", "all", or a comma-separated list) to device
+ * "opencl:gpu", "cuda", "cuda:N", "vulkan", "vulkan:N", "all", or a comma-separated list) to device
  * indices; a device named twice is selected once. Fails with CO_ERR_INVALID
  * for a malformed SPEC or one that selects more than capacity (> 0) devices,
  * CO_ERR_UNSUPPORTED for a well-formed one that names no device here (an

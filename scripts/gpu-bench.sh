@@ -5,18 +5,18 @@
 # OpenCV) measured in the same run. Results (JSON, logs, markdown tables) go to OUT.
 #
 #   source .gpu/gpu-env.sh && scripts/gpu-bench.sh OUT [PHASE...]
-# PHASES: build test peak gemm gemm-big memory image boxfilter collider raytrace
+# PHASES: build test peak gemm gemm-big memory image dispatch boxfilter collider raytrace
 # (default: all but gemm-big)
 set -uo pipefail
 out=${1:-results}
 shift || true
-phases=${*:-build test peak gemm memory image boxfilter collider raytrace}
+phases=${*:-build test peak gemm memory image dispatch boxfilter collider raytrace}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 co=./build/coalesce
 reps=${REPS:-10}
-gpus=${GPUS:-cuda,opencl:gpu}
+gpus=${GPUS:-cuda,opencl:gpu,vulkan:gpu} # vulkan:gpu: NVIDIA's Vulkan driver (gpu-env.sh)
 cpus=${CPUS-omp,opencl:cpu} # CPUS= leaves the CPU rows out
 host=${cpus:+,${cpus%%,*}}  # omp alone, where PoCL would take too long
 status=0
@@ -111,6 +111,14 @@ fi
 if has image; then
     bench grayscale grayscale --device "$gpus${cpus:+,$cpus}" --set "width=3840 height=2160" \
         --set "width=8192 height=8192"
+fi
+if has dispatch; then # seed 002's grid on each API: how ids map to groups, then the rates
+    for d in ${gpus//,/ }; do
+        $co run dispatch --device "$d" --groups 16x8x4 --local 4x4x4 --reps 1 >"$out/dispatch-${d//:/_}.txt" 2>&1 ||
+            status=1
+    done
+    cat "$out"/dispatch-*.txt
+    bench dispatch dispatch --device "$gpus$host" --set "groups=4096x64 show=0" --set "groups=64x64x16 show=0"
 fi
 if has boxfilter; then
     sets=()

@@ -111,7 +111,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "unknown variant .fastest. for gemm \(use c, omp, openblas, naive, tiled" run gemm --device c --variant fastest
 - 2 "unknown variant .. for gemm \(use c, omp, openblas, naive, tiled, wpt, " run gemm --device c --variant ""
 - 2 "unknown variant .c,omp. for gemm \(use c, omp, openblas, naive, tiled, " run gemm --device c --variant c,omp
-- 3 "variant .naive. of gemm does not run on c \(it runs on opencl, cuda\)" run gemm --device c --variant naive
+- 3 "variant .naive. of gemm does not run on c \(it runs on opencl, cuda, vulkan\)" run gemm --device c --variant naive
 - 2 "--reps must be an integer in \[1, 1000\], got .0." run gemm --device c --reps 0
 - 2 "--reps must be an integer in \[1, 1000\], got .1001." run gemm --device c --reps 1001
 - 2 "--reps must be an integer in \[1, 1000\], got .-1." run gemm --device c --reps -1
@@ -177,6 +177,11 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--width must be a positive integer, got .abc." run grayscale --device c --width abc
 - 2 "grayscale 1048576x1048576: at most 2\^31-1 per side and 2\^34 pixels" run grayscale --device c --width 1048576 --height 1048576
 - 1 "cannot read image ./nonexistent\.png.: No such file or directory" run grayscale --device c --input /nonexistent.png
+- 2 "--groups must be X, XxY or XxYxZ of 1\.\.65535 each, got .16x." run dispatch --device c --groups 16x
+- 2 "--groups must be X, XxY or XxYxZ of 1\.\.65535 each, got .0x4." run dispatch --device c --groups 0x4
+- 2 "--groups must be X, XxY or XxYxZ of 1\.\.65535 each, got .1x2x3x4." run dispatch --device c --groups 1x2x3x4
+- 2 "dispatch of 65536x65536x1 work-items: at most 2\^24 in all" run dispatch --device c --groups 1024x1024 --local 64x64
+- 2 "--show=-1 is out of range \[0, 1000\]" run dispatch --device c --show -1
 - 1 "cannot read image .$tmp/notpng\.png.: unknown image type" run grayscale --device c --input $tmp/notpng.png
 - 1 "cannot read image .$tmp/empty\.png.: unknown image type" run grayscale --device c --input $tmp/empty.png
 - 1 "cannot read image .$tmp/dir\.png.: Is a directory" run grayscale --device c --input $tmp/dir.png

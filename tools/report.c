@@ -386,6 +386,7 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
                     d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
                     (double)d->global_mem_bytes / 1073741824.0,
                     (double)d->max_alloc_bytes / 1073741824.0);
+            if (d->limits[0]) fprintf(out, "          %s\n", d->limits);
             continue;
         }
         fputs(i ? ",\n  " : "\n  ", out);
@@ -401,10 +402,12 @@ void report_devices(FILE *out, const co_context *ctx, bool json) {
                 ", \"compute_units\": %u, \"clock_mhz\": %u, \"max_work_group_size\": %zu, "
                 "\"max_work_item_sizes\": [%zu, %zu, %zu], \"local_mem_bytes\": %zu, "
                 "\"local_mem_arg_bytes\": %zu, \"cache_bytes\": %zu, \"global_mem_bytes\": %zu, "
-                "\"max_alloc_bytes\": %zu}",
+                "\"max_alloc_bytes\": %zu",
                 d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
                 d->max_work_item_sizes[1], d->max_work_item_sizes[2], d->local_mem_bytes,
                 d->local_mem_arg_bytes, d->cache_bytes, d->global_mem_bytes, d->max_alloc_bytes);
+        json_text(out, ", ", "limits", d->limits);
+        fputs("}", out);
     }
     if (json) fputs("],\n \"backends\": [", out);
     for (size_t i = 0; i < nb; i++) {

@@ -1,10 +1,12 @@
 /* Anchor for copy: the device-to-device copy of the API itself, the rate a
  * user gets from clEnqueueCopyBuffer or cuMemcpyDtoD(Async) — the "device
- * copy rate" our kernels are held to. Timed by device events: the copy
- * command's own event on OpenCL, the device's event pair on CUDA. */
+ * copy rate" our kernels are held to (vkCmdCopyBuffer on Vulkan). Timed by
+ * device events: the copy command's own event on OpenCL, the device's
+ * event pair on CUDA, a timestamp pair on Vulkan. */
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "workloads/copy.h"
 
 #ifdef COALESCE_HAVE_OPENCL
@@ -98,7 +100,13 @@ co_status copy_run_api(co_job *job) {
 #ifdef COALESCE_HAVE_CUDA
     if (on == CO_ON_CUDA) return cuda_copy(job, dst, src, bytes);
 #endif
+    if (on == CO_ON_VULKAN) { /* vkCmdCopyBuffer between timestamps */
+        double ms = 0;
+        co_status st = co_vulkan_copy(job->dev, dst, src, bytes, &ms);
+        if (!st) co_job_add_time(job, ms);
+        return st;
+    }
     (void)src, (void)dst, (void)bytes, (void)on;
-    return co_fail(CO_ERR_UNSUPPORTED, "copy/api runs on OpenCL and CUDA devices (this is %s)",
+    return co_fail(CO_ERR_UNSUPPORTED, "copy/api runs on OpenCL, CUDA and Vulkan devices (this is %s)",
                    job->dev->info.spec);
 }

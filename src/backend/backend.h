@@ -186,5 +186,6 @@ const co_backend *co_backend_c(void);
 const co_backend *co_backend_omp(void);
 const co_backend *co_backend_opencl(void);
 const co_backend *co_backend_cuda(void);
+const co_backend *co_backend_vulkan(void);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "backend/backend.h"
 
-#define MAX_BACKENDS 4
+#define MAX_BACKENDS 5
 
 struct co_context {
     co_device **devices; /* stable addresses: jobs keep pointers */
@@ -47,7 +47,7 @@ co_status co_context_create(co_context **out) {
     co_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return co_fail(CO_ERR_NOMEM, "out of host memory creating a context");
     const co_backend *all[MAX_BACKENDS] = {co_backend_c(), co_backend_omp(), co_backend_opencl(),
-                                           co_backend_cuda()};
+                                           co_backend_cuda(), co_backend_vulkan()};
     for (size_t i = 0; i < MAX_BACKENDS; i++) {
         ctx->backends[i].name = all[i]->name;
         co_status st = all[i]->probe(ctx);
@@ -160,7 +160,7 @@ static co_status no_device(const co_context *ctx, const char *term, bool well_fo
         return co_fail(CO_ERR_UNSUPPORTED, "no device '%s' here (present here: %s)", term, specs);
     return co_fail(CO_ERR_INVALID,
                    "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
-                   "opencl:gpu, cuda, cuda:N (present here: %s)",
+                   "opencl:gpu, cuda, cuda:N, vulkan, vulkan:N (present here: %s)",
                    term, specs);
 }
 

@@ -359,11 +359,9 @@ static co_status check_variant(const co_device *dev, const co_run_config *cfg,
     }
     const co_workload *wl = co_workload_find(cfg->workload ? cfg->workload : "");
     if (!wl) return CO_OK; /* the capture run names what is allowed */
-    const char *name = cfg->variant;
-    for (unsigned b = 0; !name && b < 4; b++)
-        if (co_device_on(dev) == 1u << b) name = wl->defaults[b];
+    const char *name = cfg->variant ? cfg->variant : co_workload_default_on(wl, dev);
     const co_variant *v = name ? co_variant_find(wl, name) : NULL;
-    for (unsigned b = 0; v && b < 4; b++)
+    for (unsigned b = 0; v && b < CO_NBACKENDS; b++)
         if (wl->anchors[b] && !strcmp(wl->anchors[b], v->name))
             return co_fail(CO_ERR_UNSUPPORTED, "variant '%s' of %s calls a library (it is the "
                            "anchor coalesce compares with): there is no kernel of coalesce's to "

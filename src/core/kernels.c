@@ -13,11 +13,14 @@
 extern const char *const co_embedded_kernel_names[];
 extern const char *const co_embedded_kernel_sources[];
 extern const char *const co_embedded_dialect;
+extern const char *const co_embedded_shader_names[];
+extern const char *const co_embedded_shader_sources[];
+extern const char *const co_embedded_shader_prelude;
 
 const char *const *co_kernel_names(void) { return co_embedded_kernel_names; }
 
 #define PATH_LEN 4096
-#define NAME_LEN 64 /* room kept for "/name.cl" */
+#define NAME_LEN 64 /* room kept for "/name.comp" */
 
 static char *read_file(const char *dir, const char *name, const char *ext) {
     char path[PATH_LEN];
@@ -54,28 +57,44 @@ static bool kernel_dir_usable(const char *dir) {
     return !err;
 }
 
-char *co_kernel_source(const char *name) {
+/* `name` + ext from $COALESCE_KERNEL_DIR or the embedded table, with its
+ * prelude (prelude_name + prelude_ext there, else the embedded one) in front
+ * and a #line so that messages point into the file. */
+static char *with_prelude(const char *name, const char *ext, const char *const *names,
+                          const char *const *sources, const char *prelude_name,
+                          const char *prelude_ext, const char *embedded_prelude) {
     if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name)) return NULL;
     const char *dir = getenv("COALESCE_KERNEL_DIR");
-    char *disk_src = NULL, *disk_dialect = NULL;
-    const char *src = NULL, *dialect = co_embedded_dialect;
+    char *disk_src = NULL, *disk_prelude = NULL;
+    const char *src = NULL, *prelude = embedded_prelude;
     if (dir && *dir && kernel_dir_usable(dir)) {
-        disk_src = read_file(dir, name, ".cl");
-        disk_dialect = read_file(dir, "dialect", ".h");
+        disk_src = read_file(dir, name, ext);
+        disk_prelude = read_file(dir, prelude_name, prelude_ext);
         src = disk_src;
-        if (disk_dialect) dialect = disk_dialect;
+        if (disk_prelude) prelude = disk_prelude;
     }
-    for (size_t i = 0; !src && co_embedded_kernel_names[i]; i++)
-        if (strcmp(co_embedded_kernel_names[i], name) == 0) src = co_embedded_kernel_sources[i];
+    for (size_t i = 0; !src && names[i]; i++)
+        if (strcmp(names[i], name) == 0) src = sources[i];
     char *out = NULL;
     if (src) {
-        /* #line keeps compiler messages pointing into the .cl file. */
-        const char *fmt = "%s\n#line 1 \"%s.cl\"\n%s";
-        int len = snprintf(NULL, 0, fmt, dialect, name, src);
+        const char *fmt = "%s\n#line 1 \"%s%s\"\n%s";
+        int len = snprintf(NULL, 0, fmt, prelude, name, ext, src);
         if (len > 0 && (out = malloc((size_t)len + 1)))
-            snprintf(out, (size_t)len + 1, fmt, dialect, name, src);
+            snprintf(out, (size_t)len + 1, fmt, prelude, name, ext, src);
     }
     free(disk_src);
-    free(disk_dialect);
+    free(disk_prelude);
     return out;
+}
+
+char *co_kernel_source(const char *name) {
+    return with_prelude(name, ".cl", co_embedded_kernel_names, co_embedded_kernel_sources,
+                        "dialect", ".h", co_embedded_dialect);
+}
+
+/* GLSL: the prelude holds #version and GL_GOOGLE_cpp_style_line_directive,
+ * which lets the #line name the file. */
+char *co_shader_source(const char *name) {
+    return with_prelude(name, ".comp", co_embedded_shader_names, co_embedded_shader_sources,
+                        "prelude", ".glsl", co_embedded_shader_prelude);
 }

@@ -11,11 +11,13 @@ extern const co_workload co_workload_reduce;
 extern const co_workload co_workload_grayscale;
 extern const co_workload co_workload_collider;
 extern const co_workload co_workload_boxfilter;
+extern const co_workload co_workload_dispatch;
 
 static const co_workload *const workloads[] = {&co_workload_gemm, &co_workload_raytrace,
                                               &co_workload_copy, &co_workload_reduce,
                                               &co_workload_grayscale,
-                                              &co_workload_collider, &co_workload_boxfilter};
+                                              &co_workload_collider, &co_workload_boxfilter,
+                                              &co_workload_dispatch};
 #define NWORKLOADS (sizeof workloads / sizeof workloads[0])
 
 size_t co_workloads(const co_workload *const **list) {
@@ -93,6 +95,7 @@ unsigned co_device_on(const co_device *dev) {
     if (strcmp(b, "omp") == 0) return CO_ON_OMP;
     if (strcmp(b, "opencl") == 0) return CO_ON_OPENCL;
     if (strcmp(b, "cuda") == 0) return CO_ON_CUDA;
+    if (strcmp(b, "vulkan") == 0) return CO_ON_VULKAN;
     return 0;
 }
 
@@ -134,13 +137,21 @@ bool co_variant_runs_on(const co_context *ctx, const char *workload, const char 
     return true;
 }
 
+const char *co_workload_default_on(const co_workload *wl, const co_device *dev) {
+    const unsigned on = co_device_on(dev);
+    for (unsigned b = 0; b < CO_NBACKENDS; b++)
+        if (on == 1u << b && wl->defaults[b]) return wl->defaults[b];
+    for (size_t i = 0; i < wl->nvariants; i++) /* none named: the first that runs there */
+        if (wl->variants[i].on & on) return wl->variants[i].name;
+    return NULL;
+}
+
 const char *co_variant_default(const co_context *ctx, const char *workload, size_t device) {
     const co_workload *wl = named("co_variant_default", workload);
     const co_device *dev = wl ? device_of("co_variant_default", ctx, device) : NULL;
     if (!dev) return NULL;
-    unsigned on = co_device_on(dev);
-    for (unsigned b = 0; b < 4; b++)
-        if (on == 1u << b) return wl->defaults[b];
+    const char *name = co_workload_default_on(wl, dev);
+    if (name) return name;
     co_fail(CO_ERR_UNSUPPORTED, "co_variant_default: no default variant of %s on %s", wl->name,
             dev->info.spec);
     return NULL;
@@ -156,12 +167,12 @@ const char *co_workload_option(const char *workload, size_t index, const char **
 }
 
 const char *co_workload_anchor(const char *workload, const char *backend) {
-    static const char *const names[] = {"c", "omp", "opencl", "cuda"};
+    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
     const co_workload *wl = named("co_workload_anchor", workload);
     if (!wl) return NULL;
-    for (unsigned b = 0; backend && b < 4; b++)
+    for (unsigned b = 0; backend && b < CO_NBACKENDS; b++)
         if (strcmp(names[b], backend) == 0) return wl->anchors[b];
-    co_fail(CO_ERR_INVALID, "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda)",
+    co_fail(CO_ERR_INVALID, "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda, vulkan)",
             backend ? "unknown" : "NULL", backend ? backend : "");
     return NULL;
 }

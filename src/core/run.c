@@ -97,8 +97,10 @@ co_status co_job_kernel(co_job *job, const char *source, const char *entry, cons
     for (size_t i = 0; i < dev->nprograms; i++)
         if (strcmp(dev->programs[i].key, key) == 0) prog = dev->programs[i].program;
     if (!prog) {
-        char *text = co_kernel_source(source);
-        if (!text) return co_fail(CO_ERR_BUILD, "no kernel source '%s.cl'", source);
+        const bool glsl = co_device_on(dev) == CO_ON_VULKAN;
+        char *text = glsl ? co_shader_source(source) : co_kernel_source(source);
+        if (!text)
+            return co_fail(CO_ERR_BUILD, "no kernel source '%s%s'", source, glsl ? ".comp" : ".cl");
         co_status st = dev->backend->build(dev, source, text, defines, &prog);
         free(text);
         if (st) return st;
@@ -315,10 +317,10 @@ static void names_of(const co_workload *wl, char *out, size_t len, bool variants
 }
 
 static void backends_of(unsigned on, char *out, size_t len) {
-    static const char *const names[] = {"c", "omp", "opencl", "cuda"};
+    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
     size_t used = 0;
     out[0] = 0;
-    for (unsigned b = 0; b < 4 && used < len; b++)
+    for (unsigned b = 0; b < CO_NBACKENDS && used < len; b++)
         if (on & (1u << b))
             used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "", names[b]);
 }
@@ -343,9 +345,7 @@ static co_status resolve(co_context *ctx, const co_run_config *cfg, co_device *g
     if (!dev)
         return co_fail(CO_ERR_INVALID, "device index %zu is out of range (%zu devices)",
                        cfg->device, co_device_count(ctx));
-    const char *vname = cfg->variant; /* else the device's default (co_variant_default) */
-    for (unsigned b = 0; !vname && b < 4; b++)
-        if (co_device_on(dev) == 1u << b) vname = wl->defaults[b];
+    const char *vname = cfg->variant ? cfg->variant : co_workload_default_on(wl, dev);
     const co_variant *var = co_variant_find(wl, vname);
     if (!var) {
         char names[256];
@@ -500,6 +500,7 @@ static co_status prepare(const co_workload *wl, co_device *dev, const co_run_con
                          co_problem *p) {
     memset(p, 0, sizeof *p);
     p->wl = wl;
+    memcpy(p->local, cfg->local, sizeof p->local);
     co_status st = wl->init(p, cfg->options, cfg->noptions);
     if (!st) st = co_problem_check_memory(p, dev, cfg->verify);
     if (!st) st = co_problem_alloc(p);

@@ -17,8 +17,10 @@ enum {
     CO_ON_OMP = 2,
     CO_ON_OPENCL = 4,
     CO_ON_CUDA = 8,
+    CO_ON_VULKAN = 16, /* a GLSL shader kernels/<source>.comp, entry by -DENTRY_<entry> */
     CO_ON_DEVICE = CO_ON_OPENCL | CO_ON_CUDA /* one kernel source for both */
 };
+#define CO_NBACKENDS 5 /* the CO_ON_* bits above, in order: c, omp, opencl, cuda, vulkan */
 
 /* A tunable: its name, default, allowed range. Device limits (work-group
  * size, local memory) are checked when the variant computes its launch. */
@@ -69,6 +71,8 @@ typedef struct co_problem {
     size_t host_extra_bytes;   /* other host buffers of a run: input images, --output */
     size_t host_check_bytes;   /* the reference's and verify's, counted when verifying */
     size_t device_extra_bytes; /* what variants allocate on the device: scratch, images */
+    size_t local[3];           /* --local as asked (0: the variant's choice), for init where
+                                  the arrays follow from the work-group (dispatch) */
     void *state;               /* the workload's own */
     struct co_job *job;        /* the run, from fill on: fill and reference report progress */
 } co_problem;
@@ -147,8 +151,10 @@ struct co_workload {
     size_t noptions;
     const co_variant *variants;
     size_t nvariants;
-    const char *defaults[4]; /* default variant on c, omp, opencl, cuda */
-    const char *anchors[4];  /* the library each is compared with (NULL: none) */
+    /* Default variant on c, omp, opencl, cuda, vulkan (NULL: the first
+     * variant that runs there). */
+    const char *defaults[CO_NBACKENDS];
+    const char *anchors[CO_NBACKENDS]; /* the library each is compared with (NULL: none) */
     /* bench's ";"-separated option sets, e.g. "size=1024": on CPUs, where
      * the slowest variant must finish a run in seconds, and on GPUs (NULL: the
      * CPU's); a GPU's list starts with the CPU's sets, so that rows compare. */
@@ -179,6 +185,9 @@ struct co_workload {
 size_t co_workloads(const co_workload *const **list);
 const co_workload *co_workload_find(const char *name);
 const co_variant *co_variant_find(const co_workload *wl, const char *name);
+/* The variant `run` picks on a device: the workload's default for its
+ * backend, else the first variant that runs there (NULL: none). */
+const char *co_workload_default_on(const co_workload *wl, const co_device *dev);
 
 /* Bit of CO_ON_* for a device's backend. */
 unsigned co_device_on(const co_device *dev);
@@ -231,7 +240,7 @@ long co_job_param(const co_job *job, const char *name);
  * (may be NULL). */
 void co_job_defines(const co_job *job, const char *extra, char *out, size_t len);
 /* Build (cached per device and define set) and fetch a kernel entry point of
- * kernels/<source>.cl. */
+ * kernels/<source>.cl (on Vulkan: kernels/<source>.comp). */
 co_status co_job_kernel(co_job *job, const char *source, const char *entry, const char *defines,
                         co_kernel **out);
 /* Check a launch against the device's limits, round `global` up to a multiple
@@ -281,6 +290,9 @@ co_status co_job_stopped(const co_job *job);
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */
 char *co_kernel_source(const char *name);
+/* The same for GLSL compute shaders: kernels/<name>.comp behind
+ * kernels/prelude.glsl. */
+char *co_shader_source(const char *name);
 /* Names of all embedded kernel files (NULL-terminated). */
 const char *const *co_kernel_names(void);
 

@@ -8,7 +8,7 @@
 enum { COPY_SRC = 0, COPY_DST = 1 };
 
 /* Anchor `api`: the device-to-device copy of the API itself
- * (clEnqueueCopyBuffer, cuMemcpyDtoDAsync), timed by device events. */
+ * (clEnqueueCopyBuffer, cuMemcpyDtoDAsync, vkCmdCopyBuffer), timed by device events. */
 bool copy_has_api(const co_device *dev, const char **why);
 co_status copy_run_api(co_job *job);
 

@@ -304,12 +304,12 @@ static const co_variant variants[] = {
     {.name = "openblas", .summary = "anchor: OpenBLAS cblas_sgemm", .on = CO_ON_OMP,
      .available = gemm_has_openblas, .run = gemm_run_openblas},
     {.name = "naive", .summary = "one work-item per element, global memory only",
-     .on = CO_ON_DEVICE, .run = run_naive, .test_params = NULL},
-    {.name = "tiled", .summary = "TS x TS tiles in local memory", .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN, .run = run_naive, .test_params = NULL},
+    {.name = "tiled", .summary = "TS x TS tiles in local memory", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(tiled_params), .run = run_tiled, .test_params = "TS=8;TS=32"},
-    {.name = "wpt", .summary = "tiles + WPT outputs per work-item", .on = CO_ON_DEVICE,
+    {.name = "wpt", .summary = "tiles + WPT outputs per work-item", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(wpt_params), .run = run_wpt, .test_params = "TS=16 WPT=4;TS=64 WPT=16"},
-    {.name = "reg2d", .summary = "2D register blocking, vector loads", .on = CO_ON_DEVICE,
+    {.name = "reg2d", .summary = "2D register blocking, vector loads", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(reg2d_params), .run = run_reg2d,
      .test_params = "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4;"
                     "TSM=128 TSN=128 TSK=32 WPTM=8 WPTN=8 LVW=4 PADA=4;"
@@ -326,7 +326,7 @@ const co_workload co_workload_gemm = {
     .bound = CO_BOUND_COMPUTE,
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "reg2d", "reg2d"},
+    .defaults = {"c", "omp", "reg2d", "reg2d", "reg2d"},
     .anchors = {"openblas", "openblas", "clblast", "cublas"},
     /* On CPUs the triple loop (c) and PoCL's naive take ~2 s a run at 512. */
     .bench_sets = "size=512",

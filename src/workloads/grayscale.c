@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "core/image.h"
 #include "core/workload.h"
 
@@ -192,15 +193,22 @@ static co_status run_uncoalesced(co_job *job) {
     return launch(job, "gray_uncoalesced", 1, global, local);
 }
 
+/* Vulkan writes the gray bytes through 8-bit storage. */
+static bool gray_bytes(const co_device *dev, const char **why) {
+    if (!co_vulkan_is_device(dev) || co_vulkan_has_int8(dev)) return true;
+    *why = "the device has no 8-bit storage buffers (storageBuffer8BitAccess, shaderInt8)";
+    return false;
+}
+
 static const co_variant variants[] = {
     {.name = "c", .summary = "the kernel's pixel code, one pixel at a time", .on = CO_ON_C,
      .run = run_c},
     {.name = "omp", .summary = "the kernel's row walk, rows over all cores", .on = CO_ON_OMP,
      .run = run_omp},
-    {.name = "coalesced", .summary = "one work-item per pixel, 16x16 groups", .on = CO_ON_DEVICE,
-     .run = run_coalesced},
+    {.name = "coalesced", .summary = "one work-item per pixel, 16x16 groups",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN, .available = gray_bytes, .run = run_coalesced},
     {.name = "uncoalesced", .summary = "one work-item per row, walking along it",
-     .on = CO_ON_DEVICE, .run = run_uncoalesced},
+     .on = CO_ON_DEVICE | CO_ON_VULKAN, .available = gray_bytes, .run = run_uncoalesced},
 };
 
 const co_workload co_workload_grayscale = {
@@ -209,7 +217,7 @@ const co_workload co_workload_grayscale = {
     .bound = CO_BOUND_MEMORY,
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "coalesced", "coalesced"},
+    .defaults = {"c", "omp", "coalesced", "coalesced", "coalesced"},
     .anchors = {NULL, NULL, NULL, NULL},
     .bench_sets = "width=3840 height=2160",
     .quick_sets = "width=1920 height=1080",

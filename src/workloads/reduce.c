@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "core/workload.h"
 
 #ifdef _OPENMP
@@ -228,6 +229,15 @@ static co_status run_multi(co_job *job) { return single(job, "reduce_multi"); }
 
 static co_status run_shuffle(co_job *job) { return single(job, "reduce_shuffle"); }
 
+static co_status run_subgroup(co_job *job) { return single(job, "reduce_subgroup"); }
+
+static bool has_subgroup_add(const co_device *dev, const char **why) {
+    const unsigned need = CO_VK_SUBGROUP_BASIC | CO_VK_SUBGROUP_ARITHMETIC;
+    if ((co_vulkan_subgroup_ops(dev) & need) == need) return true;
+    *why = "the device has no subgroup arithmetic in compute shaders";
+    return false;
+}
+
 static const co_param_def wg_params[] = {
     {"WG", 256, 32, 1024, true, "work-group size", 0},
 };
@@ -241,16 +251,19 @@ static const co_variant variants[] = {
     {.name = "c", .summary = "pairwise summation, one core", .on = CO_ON_C, .run = run_c},
     {.name = "omp", .summary = "pairwise per thread, then combined", .on = CO_ON_OMP,
      .run = run_omp},
-    {.name = "tree", .summary = "work-group tree in local memory, barriers", .on = CO_ON_DEVICE,
+    {.name = "tree", .summary = "work-group tree in local memory, barriers", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(wg_params), .run = run_tree, .test_params = "WG=32;WG=512"},
-    {.name = "unrolled", .summary = "first add during load, steps unrolled", .on = CO_ON_DEVICE,
+    {.name = "unrolled", .summary = "first add during load, steps unrolled", .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(wg_params), .run = run_unrolled, .test_params = "WG=32;WG=1024"},
     {.name = "multi", .summary = "grid-stride float4 loads; the last group sums the partials",
-     .on = CO_ON_DEVICE, CO_PARAMS(grid_params), .run = run_multi,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN, CO_PARAMS(grid_params), .run = run_multi,
      .test_params = "WG=32 GROUPS=200;WG=64 GROUPS=1;WG=128 GROUPS=7"},
     {.name = "shuffle", .summary = "multi with warp shuffles for the group's sum",
      .on = CO_ON_CUDA, CO_PARAMS(grid_params), .run = run_shuffle,
      .test_params = "WG=32 GROUPS=200;WG=1024 GROUPS=7"},
+    {.name = "subgroup", .summary = "multi with subgroupAdd for the group's sum (Vulkan)",
+     .on = CO_ON_VULKAN, CO_PARAMS(grid_params), .available = has_subgroup_add,
+     .run = run_subgroup, .test_params = "WG=32 GROUPS=200;WG=1024 GROUPS=7"},
 };
 
 const co_workload co_workload_reduce = {
@@ -259,7 +272,7 @@ const co_workload co_workload_reduce = {
     .bound = CO_BOUND_READ,
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "multi", "shuffle"},
+    .defaults = {"c", "omp", "multi", "shuffle", "multi"},
     .anchors = {NULL, NULL, NULL, NULL},
     .bench_sets = "n=16777216",
     .quick_sets = "n=1048576",

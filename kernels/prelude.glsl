@@ -1,0 +1,30 @@
+/* In front of every compute shader of kernels/ (the Vulkan backend;
+ * src/backend/vulkan/vulkan.c). A shader file holds one section per entry
+ * point, chosen by -DENTRY_<entry>, each with its own main().
+ *
+ * The launch interface, as for the OpenCL kernels: of a kernel's arguments,
+ * the buffers are bindings 0, 1, ... in order (CO_BUFFER), the scalars
+ * (int, uint, float) push-constant members in order (one block per entry),
+ * and a CO_LOCAL(bytes) argument the specialisation constant
+ * CO_LOCAL_BYTES, which sizes a shared array. The work-group size comes
+ * from the launch (specialisation constants 0-2): gl_WorkGroupSize is the
+ * launch's local size. Tunables arrive as defines, each with an #ifndef
+ * default in the file. */
+#version 450
+#extension GL_GOOGLE_cpp_style_line_directive : require
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint CO_LOCAL_BYTES = 4;
+
+/* Binding b: a runtime array `name` of T; qual is readonly, writeonly,
+ * coherent or empty. Two blocks may alias one binding (float and vec4
+ * views of one buffer). */
+#define CO_BUFFER(b, qual, T, name) \
+    layout(std430, binding = b) qual buffer CoBuf_##name { T name[]; };
+
+/* OpenCL's work-item functions, for shaders ported from kernels/*.cl. */
+#define co_global_id(d) gl_GlobalInvocationID[d]
+#define co_local_id(d) gl_LocalInvocationID[d]
+#define co_group_id(d) gl_WorkGroupID[d]
+#define co_num_groups(d) gl_NumWorkGroups[d]
+#define co_global_size(d) (gl_NumWorkGroups[d] * gl_WorkGroupSize[d])
