@@ -102,7 +102,7 @@ static void test_registry(co_context *ctx) {
           "co_workload_option takes NULL def and help (optional outputs)");
     EXPECT_NONE(co_workload_anchor(NULL, "c"), "co_workload_anchor workload");
     EXPECT_NONE(co_workload_anchor("gemm", NULL), "co_workload_anchor backend");
-    EXPECT_NONE(co_workload_anchor("gemm", "vulkan"), "co_workload_anchor backend 'vulkan'");
+    EXPECT_NONE(co_workload_anchor("gemm", "metal"), "co_workload_anchor unknown backend 'metal'");
     EXPECT_NONE(co_workload_bench_sets(NULL, false), "co_workload_bench_sets workload");
     EXPECT_NONE(co_workload_bench_sets("nope", true), "co_workload_bench_sets 'nope'");
 

@@ -10,8 +10,9 @@ import pytest
 import coalesce
 
 ctx = coalesce.Context()
-DEVICES = [d for d in ctx.devices()
-           if not os.environ.get("COALESCE_DEVICES") or d in os.environ["COALESCE_DEVICES"].split(",")]
+# The library calls do not run on Vulkan devices yet (they say so: unsupported).
+DEVICES = [d for d in ctx.devices() if not d.startswith("vulkan")
+           and (not os.environ.get("COALESCE_DEVICES") or d in os.environ["COALESCE_DEVICES"].split(","))]
 rng = np.random.default_rng(5)
 
 

@@ -346,6 +346,9 @@ static co_status resolve(co_context *ctx, const co_run_config *cfg, co_device *g
         return co_fail(CO_ERR_INVALID, "device index %zu is out of range (%zu devices)",
                        cfg->device, co_device_count(ctx));
     const char *vname = cfg->variant ? cfg->variant : co_workload_default_on(wl, dev);
+    if (!vname)
+        return co_fail(CO_ERR_UNSUPPORTED, "%s has no variant that runs on %s", wl->name,
+                       dev->info.spec);
     const co_variant *var = co_variant_find(wl, vname);
     if (!var) {
         char names[256];
@@ -790,6 +793,12 @@ co_status co_job_setup(const char *fn, co_context *ctx, const co_run_config *cfg
     co_status st = check_config(fn, ctx, cfg);
     if (!st) st = resolve(ctx, cfg, NULL, wl, dev, &var);
     if (st) return st;
+    /* The calls' own moves (strided rows, packing, alpha/beta: kernels/api.cl)
+     * have no shader yet. */
+    if (co_device_on(*dev) == CO_ON_VULKAN)
+        return co_fail(CO_ERR_UNSUPPORTED, "%s: the library calls do not run on Vulkan devices "
+                       "yet (%s); use co_run, or an OpenCL, CUDA or host device", fn,
+                       (*dev)->info.spec);
     *job = (co_job){.dev = *dev, .var = var};
     memcpy(job->local, cfg->local, sizeof job->local);
     return resolve_params(job, cfg);
