@@ -7,10 +7,41 @@
  * Model: bytes = the image read once and written once; no operation count.
  * Reference: separable window sums in double (exact for RGBA8): direct
  * for r <= 8, running sums above.
- * float32: the error of a pixel is |out - ref| / max(|ref|, 2^-10 max|in|)
- * (the floor: a window of zeros in a bright image keeps a running sum's
- * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
- * to nearest of the exact mean; stricter than OpenCV's +-1). */
+ *
+ * RGBA8: every sum is an exact 32-bit integer (255 (2r+1)^2 < 2^32 up to
+ * r = 2047, the limit); the result is the exact mean rounded to nearest,
+ * held to |out - ref| <= 0.5 (stricter than OpenCV's +-1).
+ *
+ * float32, the error model. u = 2^-24, n = 2r+1, M = max|in|. A pass sums
+ * along one line of values at most L in size (the first pass L = M, the
+ * second L = n M, its input being window sums); its error, in units of u L:
+ *  - a window summed directly, compensated (Kahan: 2u sum|x| + O(N u^2);
+ *    a weight times a pixel rounds once more, the sum's last step once):
+ *    4n. Every window of c/naive/separable/transpose/image, box_slide's and
+ *    box_fused's first window of a segment. bf_window turns any radius
+ *    into weights on the line's pixels (clamp: the taps beyond an edge are
+ *    (count) x that pixel; reflect101: whole periods as weights; zero: the
+ *    taps outside skipped), so r = 2^20 reads O(W + H) a pixel, not 2^21;
+ *  - a running sum, S steps after its (compensated) start: each step's
+ *    delta a - b rounds once (2, as |a - b| <= 2L) and is added compensated
+ *    (box_slide, BF_SLIDE: 4): 6 a step, plus n for the result taken
+ *    without its compensation: k = 5n + 6S;
+ *  - batched (box_fused's and box_ring's vertical pass): within a batch of
+ *    B rows a plain run from the compensation, |run| <= 2 min(B, n) L, so
+ *    2 min(B, n) more a step: k = 5n + S (6 + 2 min(B, n)); the ring's
+ *    window is filled by S = seg + 2r such steps from zero;
+ *  - the horizontal parts of P pixels (box_fused, box_ring): the part's
+ *    first window plain (n^2: n u sum|x|) or with BF_KAHAN0 (r > 64, past the
+ *    tuned GPU shapes) compensated (4n; from block sums (P + 4) n), then P
+ *    plain steps on the window sum itself (n + 4 each): k = first + P (n + 4).
+ * The row sums' errors enter the second pass's window n times, each
+ * removed as added (the same rounded values leave the window), so the
+ * mean's error is u M ((k1 + k2) / n + 3), the 3 for the reciprocal of
+ * n^2, the product and the float result (|ref| <= M). Each run records its
+ * K = (k1 + k2) / n (box_state.model) from the segments, batches and parts
+ * it launched; verify holds max |out - ref| / M to u (K + 3). At r = 0
+ * every variant returns its input exactly (one term a sum; sliding takes
+ * box_naive there, a running sum of one pixel being no sum), held to 0. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,7 +72,6 @@ enum { FMT_F32 = 0, FMT_RGBA8 = 1 };
 /* Largest radius of RGBA8: 255.5 * (2r+1)^2 must fit 32-bit sums. */
 #define RGBA8_MAX_RADIUS 2047
 #define F32_MAX_RADIUS (1 << 20)
-#define F32_TOLERANCE 1e-5
 
 typedef struct box_state {
     int w, h, radius, border, format, ch;
@@ -49,6 +79,7 @@ typedef struct box_state {
     void *in, *out;
     co_image input; /* --input pixels, if given */
     double *ref, scale;
+    double model; /* float32: the last run's error bound K, in units of u max|in| (the model) */
     /* Device objects kept between repetitions, freed with the problem. */
     co_device *dev;
     co_buf *tmp;
@@ -60,8 +91,9 @@ static const co_option_def options[] = {
     {"height", "1080", "image height in pixels (default: the --input image's)"},
     {"radius", "3", "window radius r >= 0: (2r+1) x (2r+1) pixels"},
     {"border", "clamp", "clamp (replicate the edge), reflect101 or zero"},
-    {"format", "f32", "f32 (one float channel) or rgba8"},
-    {"input", NULL, "PNG to filter (f32: its grayscale scaled to [0,1]); else random pixels"},
+    {"format", "f32", "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
+     "for RGB/RGBA, f32 for gray; else f32)"},
+    {"input", NULL, "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
     {"output", NULL, "write the filtered image of the last run as PNG"},
 };
 
@@ -100,13 +132,21 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     box_state *s = calloc(1, sizeof *s);
     if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
     p->state = s;
-    co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
-    if (!st) st = co_opt_choice(opts, nopts, "format", "f32|rgba8", 0, &s->format);
-    if (!st)
-        st = co_opt_int(opts, nopts, "radius", 3, 0,
-                        s->format == FMT_RGBA8 ? RGBA8_MAX_RADIUS : F32_MAX_RADIUS, &s->radius);
-    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     const char *input = co_opt(opts, nopts, "input");
+    co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
+    /* The format follows the --input file where --format does not say:
+     * colour (RGB, RGBA) stays colour, gray (and gray + alpha) is f32. */
+    int file_channels = 0;
+    if (!st && input && !co_opt(opts, nopts, "format")) st = co_image_channels(input, &file_channels);
+    if (!st)
+        st = co_opt_choice(opts, nopts, "format", "f32|rgba8", file_channels >= 3 ? FMT_RGBA8 : FMT_F32,
+                           &s->format);
+    if (!st) st = co_opt_int(opts, nopts, "radius", 3, 0, F32_MAX_RADIUS, &s->radius);
+    if (!st && s->format == FMT_RGBA8 && s->radius > RGBA8_MAX_RADIUS)
+        st = co_fail(CO_ERR_INVALID, "--radius=%d is over rgba8's limit %d: its sums are exact 32-bit "
+                     "integers, and 255 (2r+1)^2 fits them up to r = %d (--format f32 takes radii "
+                     "up to %d)", s->radius, RGBA8_MAX_RADIUS, RGBA8_MAX_RADIUS, F32_MAX_RADIUS);
+    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     if (!st && input) st = co_image_load(input, s->ch, &s->input);
     if (!st) st = parse_size(opts, nopts, &s->input, &s->w, &s->h);
     if (st) return st;
@@ -209,19 +249,32 @@ static co_status reference(co_problem *p) {
     return CO_OK;
 }
 
+/* The error model's pass coefficients (the header comment), in units of u L. */
+static double k_direct(double n) { return 4 * n; }
+static double k_slide(double n, double steps) { return 5 * n + 6 * steps; }
+static double k_batched(double n, double steps, double batch) {
+    return 5 * n + steps * (6 + 2 * fmin(batch, n));
+}
+static double k_parts(double n, double part, double first) { return first + part * (n + 4); }
+
+/* Records a run's bound K = (k1 + k2) / n for verify. */
+static void model(box_state *s, double k1, double k2) {
+    s->model = (k1 + k2) / (2.0 * s->radius + 1);
+}
+
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len) {
     box_state *s = p->state;
     double worst = 0;
     if (s->format == FMT_F32) {
         const float *out = s->out;
-        const double floor_ = fmax(0x1p-10 * s->scale, 1e-30);
+        const double scale = s->scale > 0 ? s->scale : 1;
         for (size_t i = 0; i < s->elems; i++) {
-            const double e = isfinite(out[i]) ? fabs(out[i] - s->ref[i]) / fmax(fabs(s->ref[i]), floor_)
+            const double e = isfinite(out[i]) ? fabs(out[i] - s->ref[i]) / scale
                                               : INFINITY; /* poison left in place */
             if (!(e <= worst)) worst = e;
         }
-        *tolerance = F32_TOLERANCE;
+        *tolerance = s->radius ? 0x1p-24 * (s->model + 3) : 0;
     } else {
         const unsigned char *out = s->out;
         for (size_t i = 0; i < s->elems; i++) {
@@ -265,9 +318,16 @@ static void destroy(co_problem *p) {
 
 /* ---- host variants ---- */
 
+/* Every window summed directly (compensated), both passes (the model). */
+static void direct_model(box_state *s) {
+    const double n = 2.0 * s->radius + 1;
+    model(s, k_direct(n), k_direct(n));
+}
+
 /* Direct window sum per element: box_naive of kernels/boxfilter.cl. */
 static co_status run_c(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s);
     const size_t ec = (size_t)s->w * s->ch;
     for (size_t y = 0; y < (size_t)s->h; y++)
         for (size_t i = 0; i < ec; i++) {
@@ -357,6 +417,7 @@ static void row_sums(const box_state *s, const double *v, double *ext, double *s
  * pixel at any radius (rows of r <= 3 are summed directly). */
 static co_status run_omp(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s); /* double sums: far inside it */
     const int h = s->h, r = s->radius, border = s->border;
     const size_t ec = (size_t)s->w * s->ch;
     bool failed = false;
@@ -443,11 +504,13 @@ static co_status grid_pass(co_job *job, const char *entry, int first, int final,
 
 static co_status run_naive(co_job *job) {
     co_array *a = job->prob->arrays;
+    direct_model(job->prob->state);
     return grid_pass(job, "box_naive", 1, 1, -1, a[BOX_IN].buf, a[BOX_OUT].buf);
 }
 
 static co_status run_separable(co_job *job) {
     co_array *a = job->prob->arrays;
+    direct_model(job->prob->state);
     co_buf *tmp;
     co_status st = scratch(job, &tmp);
     if (!st) st = grid_pass(job, "box_line", 1, 0, 0, a[BOX_IN].buf, tmp);
@@ -822,11 +885,15 @@ static bool defines_add(char *buf, size_t size, const char *fmt, ...) {
  * for it and it fits, else vertical first (box_fused); else the two
  * transposed passes. */
 static co_status run_sliding(co_job *job) {
-    const box_state *s = job->prob->state;
+    box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
     size_t nt = (size_t)co_job_param(job, "NT");
     if (nt % 32)
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
+    /* r = 0: a window of one pixel, the identity; a running sum of it
+     * (v + (a - b)) would round, so box_naive returns each pixel as is. */
+    if (!s->radius) return run_naive(job);
+    const double n = 2.0 * s->radius + 1;
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
     const size_t shift = ring ? ring_shift(job) : 0;
@@ -834,8 +901,13 @@ static co_status run_sliding(co_job *job) {
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
-                            &plan)))
+                            &plan))) {
+        /* box_slide: segments of SEG rows down the image, then down its
+         * transpose (its width). */
+        const double seg = co_job_param(job, "SEG") ? (double)co_job_param(job, "SEG") : 256;
+        model(s, k_slide(n, fmin(seg, s->h)), k_slide(n, fmin(seg, s->w)));
         return two_transposed(job, slide_pass);
+    }
     /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
      * after those of the horizontal runs (box_ring's BF_DOWN0), the group
      * grown to hold both. Off by default: at r = 64 on the H200 0.184-0.186
@@ -856,6 +928,13 @@ static co_status run_sliding(co_job *job) {
                        : ring                    ? ring_segment(job, strips, &plan)
                                                  : fused_segment(job, strips, hist >= 0);
     const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
+    /* The model (header comment): the parts' first windows compensated
+     * past the tuned shapes' radii; box_ring fills its window by 2r batched
+     * steps, box_fused sums it directly. */
+    const bool kahan0 = s->radius > 64;
+    const double first = !kahan0 ? n * n : plan.blocks ? ((double)plan.part + 4) * n : 4 * n;
+    const double steps = fmin((double)seg, s->h) + (ring ? 2 * s->radius : 0);
+    model(s, k_parts(n, (double)plan.part, first), k_batched(n, steps, (double)plan.batch));
     /* box_fused: lm's size is a define, rounded up (within the limit) so
      * that radii share builds. */
     const size_t lo_bytes = plan.bytes - plan.lm_bytes;
@@ -876,6 +955,7 @@ static co_status run_sliding(co_job *job) {
         fits = fits && defines_add(more, sizeof more, " -DBF_GROUP=%zu", wg);
     if (down0)
         fits = fits && defines_add(more, sizeof more, " -DBF_DOWN0=%zu", down0);
+    if (kahan0) fits = fits && defines_add(more, sizeof more, " -DBF_KAHAN0=1");
     if (shift)
         fits = fits && defines_add(more, sizeof more, " -DBF_SH=%zu", shift);
     if (ring && ring_compiled(job))
@@ -932,7 +1012,10 @@ static co_status run_sliding(co_job *job) {
     return co_job_launch(job, k, 2, global, local, lm_bytes + lo_bytes, 7, args);
 }
 
-static co_status run_transpose(co_job *job) { return two_transposed(job, transpose_pass); }
+static co_status run_transpose(co_job *job) {
+    direct_model(job->prob->state);
+    return two_transposed(job, transpose_pass);
+}
 
 static bool has_images(const co_device *dev, const char **why) {
     if (!dev->backend->image_support) {
@@ -946,6 +1029,7 @@ static bool has_images(const co_device *dev, const char **why) {
  * work-item per pixel reads its window through the texture path. */
 static co_status run_image(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s);
     co_device *dev = job->dev;
     co_array *a = job->prob->arrays;
     co_status st = CO_OK;
