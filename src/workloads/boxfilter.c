@@ -181,25 +181,39 @@ static double in_at(const box_state *s, size_t i) {
     return s->format == FMT_F32 ? ((const float *)s->in)[i] : ((const unsigned char *)s->in)[i];
 }
 
-/* The window sums along one line of n values, given with their border in
- * ext[0 .. n + 2r): summed directly for small r, else as a running sum in
- * double (exact for 8-bit data, relative rounding ~1e-16 * n otherwise), so
- * that large radii on large images stay quick to check. */
-static void window_sums(const double *ext, int n, int r, double *out, size_t stride) {
-    double sum = 0;
-    for (int d = 0; d <= 2 * r && r > 8; d++) sum += ext[d];
-    for (int i = 0; i < n; i++) {
-        if (r <= 8) {
-            sum = 0;
-            for (int d = 0; d <= 2 * r; d++) sum += ext[i + d];
-        }
-        out[(size_t)i * stride] = sum;
-        if (r > 8 && i + 1 < n) sum += ext[i + 2 * r + 1] - ext[i];
-    }
+/* F(t) of a line of n values extended by the border rule: the sum of its
+ * taps 0 .. t-1 (t < 0: minus those of t .. -1), from pre[k] = the sum of
+ * values 0 .. k-1 (first = value 0, last = value n-1); a window's sum is
+ * F(x + r + 1) - F(x - r), O(1) at any radius. Reflect101 is periodic in
+ * 2(n-1) taps, each period the line twice less its ends. */
+static double line_prefix(const double *pre, double first, double last, int n, long long t,
+                          int border) {
+    if (border == BF_ZERO) return pre[t < 0 ? 0 : t > n ? n : t];
+    if (border == BF_CLAMP || n == 1)
+        return t < 0 ? (double)t * first : t <= n ? pre[t] : pre[n] + (double)(t - n) * last;
+    const long long period = 2 * (long long)(n - 1);
+    long long q = t / period, m = t - q * period;
+    if (m < 0) m += period, q--;
+    const double g = m <= n ? pre[m] : pre[n] + pre[n - 1] - pre[period - m + 1];
+    return (double)q * (pre[n] + pre[n - 1] - pre[1]) + g;
 }
 
-/* The reference: row sums, then column sums of them, in double, divided by
- * (2r+1)^2. Each line is gathered with its border (bf_map) first. */
+/* The window sums of a line of n values (line[i stride]) into out[i
+ * ostride], pre a scratch of n + 1. Double: exact for 8-bit data (every
+ * partial sum an integer under 2^53), else a relative 2^-53 per add, far
+ * inside the model's float32 bound. */
+static void line_windows(const double *line, size_t stride, int n, int r, int border, double *pre,
+                         double *out, size_t ostride) {
+    pre[0] = 0;
+    for (int i = 0; i < n; i++) pre[i + 1] = pre[i] + line[(size_t)i * stride];
+    const double first = line[0], last = line[(size_t)(n - 1) * stride];
+    for (int i = 0; i < n; i++)
+        out[(size_t)i * ostride] = line_prefix(pre, first, last, n, (long long)i + r + 1, border) -
+                                   line_prefix(pre, first, last, n, (long long)i - r, border);
+}
+
+/* The reference: row sums, then column sums of them, in double (closed
+ * form: line_windows), divided by (2r+1)^2. */
 static co_status reference(co_problem *p) {
     box_state *s = p->state;
     free(s->ref);
@@ -210,38 +224,33 @@ static co_status reference(co_problem *p) {
         return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
     }
     const int w = s->w, h = s->h, r = s->radius, ch = s->ch, border = s->border;
-    const size_t ec = (size_t)w * ch, len = (size_t)(w > h ? w : h) + 2 * (size_t)r;
+    const size_t ec = (size_t)w * ch, len = (size_t)(w > h ? w : h) + 1;
     const double area = (2.0 * r + 1) * (2.0 * r + 1);
     double scale = 0;
     bool failed = false;
 #pragma omp parallel reduction(max : scale)
     {
-        double *ext = malloc(len * sizeof *ext);
-        if (!ext) {
+        double *line = malloc(2 * len * sizeof *line), *pre = line ? line + len : NULL;
+        if (!line) {
 #pragma omp atomic write
             failed = true;
         }
 #pragma omp for
         for (int y = 0; y < h; y++)
-            for (int c = 0; ext && c < ch; c++) {
-                for (int j = -r; j < w + r; j++) {
-                    const int x = bf_map(j, w, border);
-                    ext[j + r] = x >= 0 ? in_at(s, (size_t)y * ec + (size_t)x * ch + c) : 0;
-                    if (fabs(ext[j + r]) > scale) scale = fabs(ext[j + r]);
+            for (int c = 0; line && c < ch; c++) {
+                for (int x = 0; x < w; x++) {
+                    line[x] = in_at(s, (size_t)y * ec + (size_t)x * ch + c);
+                    if (fabs(line[x]) > scale) scale = fabs(line[x]);
                 }
-                window_sums(ext, w, r, rows + (size_t)y * ec + c, (size_t)ch);
+                line_windows(line, 1, w, r, border, pre, rows + (size_t)y * ec + c, (size_t)ch);
             }
 #pragma omp for
         for (long e = 0; e < (long)ec; e++) {
-            if (!ext) continue;
-            for (int j = -r; j < h + r; j++) {
-                const int y = bf_map(j, h, border);
-                ext[j + r] = y >= 0 ? rows[(size_t)y * ec + (size_t)e] : 0;
-            }
-            window_sums(ext, h, r, s->ref + e, ec);
+            if (!line) continue;
+            line_windows(rows + e, ec, h, r, border, pre, s->ref + e, ec);
             for (int y = 0; y < h; y++) s->ref[(size_t)y * ec + (size_t)e] /= area;
         }
-        free(ext);
+        free(line);
     }
     free(rows);
     if (failed) return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
@@ -361,6 +370,12 @@ static void add_rows(const box_state *s, double *v, int a, int b) {
     }
 }
 
+/* v[e] += k x row a of the input. */
+static void add_row_times(const box_state *s, double *v, int a, int k) {
+    const size_t ec = (size_t)s->w * s->ch;
+    for (size_t e = 0; e < ec; e++) v[e] += k * in_at(s, (size_t)a * ec + e);
+}
+
 /* Row y of the output from the column sums v: the row is copied with its
  * border into ext, each channel's running sum goes along it in NS
  * interleaved segments (independent dependency chains) into sums, which
@@ -381,15 +396,23 @@ static void slide_segments(const double *ext, double *sums, int w, int r, int ch
         }
 }
 
+/* Whether the window is wider than a row: run_omp's rows then take the
+ * closed form (line_windows), not a running sum over 2r+1 taps a row. */
+static bool wide_window(const box_state *s) { return 2 * (size_t)s->radius + 1 > (size_t)s->w; }
+
 static void row_sums(const box_state *s, const double *v, double *ext, double *sums, int y) {
     const int w = s->w, r = s->radius, ch = s->ch;
-    memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
-    for (int j = -r; j < w + r + 1; j++) { /* the borders, and one 0 past the end */
+    if (wide_window(s)) /* ext: w + 1 values of scratch */
+        for (int c = 0; c < ch; c++) line_windows(v + c, (size_t)ch, w, r, s->border, ext, sums + c, (size_t)ch);
+    else
+        memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
+    for (int j = -r; j < w + r + 1 && !wide_window(s); j++) { /* the borders, and one 0 past the end */
         if (j == 0) j = w;
         const int x = j < w + r ? bf_map(j, w, s->border) : -1;
         for (int c = 0; c < ch; c++) ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
     }
-    if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
+    if (wide_window(s)) {
+    } else if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
         const size_t n = (size_t)w * ch;
         memcpy(sums, ext, n * sizeof *sums);
         for (int d = 1; d <= 2 * r; d++) { /* a pass per offset: vectorises along the row */
@@ -424,7 +447,7 @@ static co_status run_omp(co_job *job) {
 #pragma omp parallel
     {
         double *v = malloc(ec * sizeof *v);
-        double *ext = malloc(((size_t)s->w + 2 * (size_t)r + 1) * s->ch * sizeof *ext);
+        double *ext = malloc(((size_t)s->w + (wide_window(s) ? 1 : 2 * (size_t)r + 1)) * s->ch * sizeof *ext);
         double *sums = malloc(ec * sizeof *sums);
         if (!v || !ext || !sums) {
 #pragma omp atomic write
@@ -435,8 +458,11 @@ static co_status run_omp(co_job *job) {
         for (int y = 0; y < h; y++) {
             if (!v || !ext || !sums) continue;
             if (y != next) { /* the first row of this thread's band */
-                memset(v, 0, ec * sizeof *v);
-                for (int d = -r; d <= r; d++) add_rows(s, v, bf_map(y + d, h, border), -1);
+                memset(v, 0, ec * sizeof *v); /* the rows of the window, weighted: O(h) at any r */
+                const bf_span sp = bf_window(y, r, h, border);
+#define ADD_(p, k) add_row_times(s, v, (p), (k))
+                BF_SPAN_EACH(sp, h, border, ADD_);
+#undef ADD_
             } else {
                 add_rows(s, v, bf_map(y + r, h, border), bf_map(y - r - 1, h, border));
             }
