@@ -5,7 +5,8 @@
 # what is missing; the build then leaves out what it cannot find.
 set -eu
 pkgs="gcc make cmake pkg-config libomp-dev opencl-c-headers opencl-headers ocl-icd-opencl-dev
-      pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev"
+      pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev
+      python3-opencv python3-numpy"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -94,7 +94,8 @@ static const co_option_def options[] = {
     {"format", "f32", "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
      "for RGB/RGBA, f32 for gray; else f32)"},
     {"input", NULL, "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
-    {"output", NULL, "write the filtered image of the last run as PNG"},
+    {"output", NULL, "write the filtered image of the last run: PNG, or with a name ending .raw "
+     "its values as they are (float32 or RGBA8 bytes, rows packed, this machine's byte order)"},
 };
 
 static const char *const border_names[] = {"clamp", "reflect101", "zero"};
@@ -301,6 +302,14 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     box_state *s = p->state;
     const char *path = co_opt(opts, nopts, "output");
     if (!path) return CO_OK;
+    const size_t len = strlen(path);
+    if (len >= 4 && strcmp(path + len - 4, ".raw") == 0) { /* unquantised, for comparisons */
+        const size_t bytes = s->elems * (s->format == FMT_RGBA8 ? 1 : sizeof(float));
+        FILE *f = fopen(path, "wb");
+        const bool ok = f && fwrite(s->out, 1, bytes, f) == bytes;
+        if (f && fclose(f)) return co_fail(CO_ERR_IO, "cannot write '%s'", path);
+        return ok ? CO_OK : co_fail(CO_ERR_IO, "cannot write '%s'", path);
+    }
     if (s->format == FMT_RGBA8) return co_image_save_png(path, s->w, s->h, 4, s->out);
     unsigned char *px = malloc(s->elems);
     if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for the output image");
@@ -1187,8 +1196,8 @@ const co_workload co_workload_boxfilter = {
     .defaults = {"c", "omp", "sliding", "sliding"},
     .bench_sets = "width=2048 height=2048 radius=4",
     .quick_sets = "width=512 height=384 radius=2",
-    /* Every border x radius x format once, on sizes of 1x1 up to 100x37,
-     * several narrower or shorter than the window: 32 sets. */
+    /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
+     * several narrower or shorter than the window: 37 sets. */
     .test_sets =
         "width=100 height=37 radius=0 border=clamp format=f32;"
         "width=3 height=5 radius=1 border=clamp format=f32;"
@@ -1221,7 +1230,14 @@ const co_workload co_workload_boxfilter = {
         "width=5 height=70 radius=7 border=zero format=rgba8;"
         "width=1 height=1 radius=31 border=zero format=rgba8;"
         "width=2 height=2 radius=31 border=reflect101 format=f32;"
-        "width=2 height=9 radius=7 border=reflect101 format=rgba8",
+        "width=2 height=9 radius=7 border=reflect101 format=rgba8;"
+        /* windows at and far beyond the image (closed forms; r > 64: the
+         * compensated first windows) */
+        "width=103 height=77 radius=400 border=reflect101 format=f32;"
+        "width=64 height=48 radius=1048576 border=clamp format=f32;"
+        "width=64 height=48 radius=1048576 border=zero format=f32;"
+        "width=37 height=23 radius=40 border=clamp format=rgba8;"
+        "width=61 height=45 radius=2047 border=reflect101 format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,
