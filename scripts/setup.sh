@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what the build needs on a Debian machine, when run as root and
 # something is missing: compilers, CMake, the OpenCL headers and ICD loader,
-# PoCL (OpenCL on the CPU), OpenBLAS, CLBlast, stb. Elsewhere it only says
+# PoCL (OpenCL on the CPU), OpenBLAS, CLBlast, stb, and python3-opencv and
+# python3-numpy for the boxfilter test against OpenCV. Elsewhere it only says
 # what is missing; the build then leaves out what it cannot find.
 set -eu
 pkgs="gcc make cmake pkg-config libomp-dev opencl-c-headers opencl-headers ocl-icd-opencl-dev
