@@ -582,11 +582,20 @@ static co_status transpose_pass(co_job *job, int first, int final, int w, int h,
     return co_job_launch(job, k, 2, global, local, lmem, 6, args);
 }
 
+/* Rows per segment of box_slide: SEG (0: 256); where a fused pass was
+ * asked for but does not fit (a wide halo), its SEG rounded up to whole
+ * tiles. */
+static size_t slide_seg(const co_job *job) {
+    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 256;
+    const size_t tile = (size_t)co_job_param(job, "TILE");
+    return co_job_param(job, "FUSE") ? co_ceil_to(seg, tile) : seg;
+}
+
 static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_buf *src,
                             co_buf *dst) {
     const box_state *s = job->prob->state;
     const size_t tile = (size_t)co_job_param(job, "TILE"), sy = (size_t)co_job_param(job, "SY");
-    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 256;
+    const size_t seg = slide_seg(job);
     if (seg % tile || tile < (size_t)s->ch)
         return co_fail(CO_ERR_INVALID, "sliding needs SEG a multiple of TILE and TILE >= %d "
                        "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
@@ -939,7 +948,7 @@ static co_status run_sliding(co_job *job) {
                             &plan))) {
         /* box_slide: segments of SEG rows down the image, then down its
          * transpose (its width). */
-        const double seg = co_job_param(job, "SEG") ? (double)co_job_param(job, "SEG") : 256;
+        const double seg = (double)slide_seg(job);
         model(s, k_slide(n, fmin(seg, s->h)), k_slide(n, fmin(seg, s->w)));
         return two_transposed(job, slide_pass);
     }
