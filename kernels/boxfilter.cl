@@ -48,6 +48,52 @@ CO_INLINE int bf_map(int p, int n, int border) {
     return q < n ? q : period - q;
 }
 
+/* The window of position `at` (+- r) on a line of n pixels, as weights on
+ * the line's own pixels, so that no radius costs more than O(n) reads:
+ * pixels a..b once each (empty where a > b); with clamp (and reflect101 on
+ * a line of one pixel, which maps everything to it) pixel 0 `left` times
+ * more and pixel n-1 `right` times; with reflect101 (period 2(n-1)) every
+ * pixel `periods` times a whole period (the two ends once a period, the
+ * others twice), then `rem` taps from tap position rem0 through bf_map. The
+ * zero border keeps a..b only: its taps outside add 0. */
+typedef struct bf_span {
+    int a, b, left, right, periods, rem0, rem;
+} bf_span;
+
+CO_INLINE bf_span bf_window(int at, int r, int n, int border) {
+    bf_span sp;
+    const int lo = at - r, hi = at + r; /* |at|, r < 2^30: no overflow */
+    sp.periods = 0, sp.rem0 = 0, sp.rem = 0, sp.left = 0, sp.right = 0;
+    if (border == BF_REFLECT101 && n > 1 && (lo < 0 || hi >= n)) {
+        const int period = 2 * (n - 1), taps = 2 * r + 1;
+        sp.periods = taps / period;
+        sp.rem0 = lo;
+        sp.rem = taps - sp.periods * period;
+        sp.a = 0, sp.b = sp.periods ? n - 1 : -1;
+        return sp;
+    }
+    sp.a = lo < 0 ? 0 : lo;
+    sp.b = hi >= n ? n - 1 : hi;
+    if (border != BF_ZERO) {
+        sp.left = lo < 0 ? -lo : 0;
+        sp.right = hi >= n ? hi - (n - 1) : 0;
+    }
+    return sp;
+}
+/* Pixel p's weight among a..b: 1, or with whole reflect101 periods the
+ * periods' count of it. */
+CO_INLINE int bf_span_weight(bf_span sp, int p, int n) {
+    return sp.periods ? sp.periods * (p == 0 || p == n - 1 ? 1 : 2) : 1;
+}
+/* ADD(p, k) for every pixel p of the span with its weight k. */
+#define BF_SPAN_EACH(sp, n, border, ADD)                                                      \
+    do {                                                                                     \
+        for (int p_ = (sp).a; p_ <= (sp).b; p_++) ADD(p_, bf_span_weight((sp), p_, (n)));    \
+        if ((sp).left) ADD(0, (sp).left);                                                    \
+        if ((sp).right) ADD((n) - 1, (sp).right);                                            \
+        for (int j_ = 0; j_ < (sp).rem; j_++) ADD(bf_map((sp).rem0 + j_, (n), (border)), 1); \
+    } while (0)
+
 /* The row pitch, in elements, of box_ring's batch rows in local memory
  * with BF_VEC (hc columns): 4 (mod 32), so that the 16-byte reads of eight
  * rows at one column (a quarter-warp's) fall on distinct banks. */
@@ -113,6 +159,16 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
         (v) = t_;                                                                            \
     } while (0)
 #endif
+/* s += x compensated (Kahan: the sum's error stays near 2u times the sum
+ * of |x|, whatever the count); BF_KSUM(s, comp) is the sum. uint: exact. */
+#undef BF_KADD
+#undef BF_KSUM
+#define BF_KADD(s, comp, x) BF_SLIDE(s, comp, x)
+#if RGBA8
+#define BF_KSUM(s, comp) ((void)(comp), (s))
+#else
+#define BF_KSUM(s, comp) ((s) - (comp))
+#endif
 /* Within a batch: `run` starts at BF_RUN0(comp) (the compensation's
  * negative, for float) and adds the batch's deltas (a plain sum of at most
  * a batch of them); each row's running sum is then BF_AT(v, run), one add
@@ -152,25 +208,33 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #define BF_RESULT(s, r) (s)
 #endif
 
+/* The window sum of span sp along a line, element p at base[p stride],
+ * compensated: O(n) reads at any radius (bf_window). */
+CO_INLINE BF_ACC BF_NAME(bf_span_sum)(__global const BF_IN *base, size_t stride, bf_span sp,
+                                      int n, int border) {
+    BF_ACC s = BF_SUM0, comp = 0;
+#define BF_ADD_(p, k) BF_KADD(s, comp, (BF_ACC)(k) * (BF_ACC)base[(size_t)(p) * stride])
+    BF_SPAN_EACH(sp, n, border, BF_ADD_);
+#undef BF_ADD_
+    return BF_KSUM(s, comp);
+}
+
+/* Rows first, each a compensated sum (bf_span_sum), then their compensated
+ * sum weighted as the rows' span says. */
 __kernel void BF_NAME(box_naive)(const int W, const int H, const int radius, const int border,
                                  __global const BF_IN *CO_RESTRICT src,
                                  __global BF_OUT *CO_RESTRICT dst) {
     const int i = (int)get_global_id(0), y = (int)get_global_id(1);
     if (i >= W * BF_CH || y >= H) return;
     const int x = i / BF_CH, c = i - x * BF_CH;
-    BF_ACC sum = 0;
-    for (int dy = -radius; dy <= radius; dy++) {
-        const int yy = bf_map(y + dy, H, border);
-        if (yy < 0) continue;
-        __global const BF_IN *row = src + (size_t)yy * W * BF_CH + c;
-        BF_ACC part = 0; /* a sum per row keeps float rounding to O(r), not O(r^2) */
-        for (int dx = -radius; dx <= radius; dx++) {
-            const int xx = bf_map(x + dx, W, border);
-            if (xx >= 0) part += row[xx * BF_CH];
-        }
-        sum += part;
-    }
-    dst[(size_t)y * W * BF_CH + i] = BF_RESULT(sum, radius);
+    const bf_span sx = bf_window(x, radius, W, border), sy = bf_window(y, radius, H, border);
+    const size_t pitch = (size_t)W * BF_CH;
+    BF_ACC sum = BF_SUM0, comp = 0;
+#define BF_ADD_(p, k) \
+    BF_KADD(sum, comp, (BF_ACC)(k) * BF_NAME(bf_span_sum)(src + (size_t)(p) * pitch + c, BF_CH, sx, W, border))
+    BF_SPAN_EACH(sy, H, border, BF_ADD_);
+#undef BF_ADD_
+    dst[(size_t)y * pitch + i] = BF_RESULT(BF_KSUM(sum, comp), radius);
 }
 
 /* Sum of the 2r+1 neighbours of element (x, y, c) along the row (dir 0)
@@ -180,12 +244,7 @@ CO_INLINE BF_ACC BF_NAME(bf_line)(__global const BF_IN *CO_RESTRICT src, int W, 
     const int n = dir ? H : W, at = dir ? y : x;
     const size_t stride = dir ? (size_t)W * BF_CH : BF_CH;
     __global const BF_IN *base = src + (dir ? (size_t)x * BF_CH : (size_t)y * W * BF_CH) + c;
-    BF_ACC sum = 0;
-    for (int d = -radius; d <= radius; d++) {
-        const int p = bf_map(at + d, n, border);
-        if (p >= 0) sum += base[(size_t)p * stride];
-    }
-    return sum;
+    return BF_NAME(bf_span_sum)(base, stride, bf_window(at, radius, n, border), n, border);
 }
 
 #ifndef CO_HOST
@@ -231,12 +290,9 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
     const int ec = W * BF_CH, e0 = (int)get_group_id(0) * TILE, e = e0 + lx;
     const int y0 = ((int)get_group_id(1) * SY + ly) * seg;
     const bool live = e < ec && y0 < H;
-    BF_ACC s = 0, comp = 0;
-    if (live)
-        for (int d = -radius; d <= radius; d++) {
-            const int yy = bf_map(y0 + d, H, border);
-            if (yy >= 0) s += src[(size_t)yy * ec + e];
-        }
+    /* The segment's first window, compensated, O(H) at any radius. */
+    BF_ACC s = live ? bf_span_sum(src + e, (size_t)ec, bf_window(y0, radius, H, border), H, border) : 0;
+    BF_ACC comp = 0;
     for (int yb = y0; yb < y0 + seg; yb += TILE) {
         for (int k = 0; k < TILE; k++) {
             const int y = yb + k;
@@ -481,6 +537,18 @@ CO_INLINE void bf_block_sums(CO_LOCAL_PTR BF_ACC *lm, int t, int wg, int hc, int
 #endif
 }
 
+/* BF_KAHAN0 (the host sets it above the radii of the tuned GPU shapes):
+ * a part's first window compensated, 4 operations a tap, not 1; else a
+ * plain sum, whose error the host's model counts as n u sum|x|. */
+#ifndef BF_KAHAN0
+#define BF_KAHAN0 0
+#endif
+#undef BF_ADD0
+#if BF_KAHAN0
+#define BF_ADD0(s, comp, x) BF_KADD(s, comp, x)
+#else
+#define BF_ADD0(s, comp, x) ((s) += (x), (void)(comp))
+#endif
 /* The running sums of step 2 (bf_across), once the block sums are in lm. */
 CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int first, int lo_rows,
                        int t, int wg, int hc, int radius, int nb) {
@@ -501,22 +569,28 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
             /* column px0 + d of this row and channel: in[d * step] */
             CO_LOCAL_PTR const BF_ACC *in = lm + k * BF_LROW(hc) + (px0 * BF_CH + c) * BF_LCOL;
             BF_ACC s = BF_SUM0, s2 = BF_SUM0; /* two partial sums of the first window */
+            BF_ACC k1 = 0, k2 = 0;            /* their compensations (BF_KAHAN0) */
 #if BF_BLOCKS
             CO_LOCAL_PTR const BF_ACC *blk = lm + bs + (p * BF_CH + c) * BF_BATCH + k;
             int b = 0;
             for (; b + 1 < full; b += 2) {
-                s += blk[b * BF_CH * BF_BATCH];
-                s2 += blk[(b + 1) * BF_CH * BF_BATCH];
+                BF_ADD0(s, k1, blk[b * BF_CH * BF_BATCH]);
+                BF_ADD0(s2, k2, blk[(b + 1) * BF_CH * BF_BATCH]);
             }
-            if (b < full) s += blk[b * BF_CH * BF_BATCH];
+            if (b < full) BF_ADD0(s, k1, blk[b * BF_CH * BF_BATCH]);
 #endif
             int d = full * BF_PART;
             for (; d + 1 <= 2 * radius; d += 2) {
-                s += in[d * step];
-                s2 += in[(d + 1) * step];
+                BF_ADD0(s, k1, in[d * step]);
+                BF_ADD0(s2, k2, in[(d + 1) * step]);
             }
-            if (d <= 2 * radius) s += in[d * step];
+            if (d <= 2 * radius) BF_ADD0(s, k1, in[d * step]);
+#if BF_KAHAN0
+            s = BF_KSUM(s, k1) + BF_KSUM(s2, k2);
+#else
+            (void)k1, (void)k2;
             s += s2;
+#endif
             if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
                 BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
 #if BF_VEC
@@ -639,7 +713,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
         for (int d = 0; d < BF_W; d++) {
             const int yy = g[c] >= 0 ? bf_map(y0 - BF_HIST - 1 + d, H, border) : -1;
             hist[c][d] = yy >= 0 ? (BF_ACC)src[(size_t)yy * ec + g[c]] : 0;
-            v[c] += hist[c][d];
+            BF_KADD(v[c], comp[c], hist[c][d]); /* compensated: once a segment */
         }
 #else
         /* 2 BF_BATCH loads at a time, enter and leave as scratch. */
@@ -652,7 +726,10 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
                 leave[c][i] = yb >= 0 ? (BF_ACC)src[(size_t)yb * ec + g[c]] : 0;
             }
 #pragma unroll
-            for (int i = 0; i < BF_BATCH; i++) v[c] += enter[c][i] + leave[c][i];
+            for (int i = 0; i < BF_BATCH; i++) { /* compensated: once a segment */
+                BF_KADD(v[c], comp[c], enter[c][i]);
+                BF_KADD(v[c], comp[c], leave[c][i]);
+            }
         }
 #endif
         bf_batch(src, ec, H, radius, border, g[c], y0, enter[c], leave[c]);
@@ -1067,25 +1144,39 @@ __constant sampler_t bf_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAM
 #endif
 #endif
 
-/* One work-item per pixel, its whole window through the texture cache. */
+/* Row yy's sums over the span sx (per channel, compensated) into part. */
+CO_INLINE void bf_image_row(BF_IMAGE_ARG img, int yy, bf_span sx, int W, int border, BF_ACC *part) {
+    BF_ACC pc[BF_CH], v[BF_CH];
+    for (int c = 0; c < BF_CH; c++) part[c] = BF_SUM0, pc[c] = 0;
+#define BF_PX_(p, k)                                                                         \
+    do {                                                                                     \
+        BF_READ(img, (p), yy, border, v);                                                    \
+        for (int c = 0; c < BF_CH; c++) BF_KADD(part[c], pc[c], (BF_ACC)(k) * v[c]);         \
+    } while (0)
+    BF_SPAN_EACH(sx, W, border, BF_PX_);
+#undef BF_PX_
+    for (int c = 0; c < BF_CH; c++) part[c] = BF_KSUM(part[c], pc[c]);
+}
+
+/* One work-item per pixel, its whole window through the texture cache:
+ * the windows as spans of pixels inside the image (bf_window: O(W + H)
+ * reads at any radius; the sampler's own border is never read), rows, then
+ * their weighted sum, compensated as box_naive's. */
 __kernel void box_image(const int W, const int H, const int radius, const int border,
                         BF_IMAGE_ARG img, __global BF_T *CO_RESTRICT dst) {
     const int x = (int)get_global_id(0), y = (int)get_global_id(1);
     if (x >= W || y >= H) return;
-    const bool mapped = border == BF_REFLECT101;
-    BF_ACC sum[BF_CH], part[BF_CH], v[BF_CH];
-    for (int c = 0; c < BF_CH; c++) sum[c] = 0;
-    for (int dy = -radius; dy <= radius; dy++) {
-        const int yy = mapped ? bf_map(y + dy, H, border) : y + dy;
-        for (int c = 0; c < BF_CH; c++) part[c] = 0;
-        for (int dx = -radius; dx <= radius; dx++) {
-            const int xx = mapped ? bf_map(x + dx, W, border) : x + dx;
-            BF_READ(img, xx, yy, border, v);
-            for (int c = 0; c < BF_CH; c++) part[c] += v[c];
-        }
-        for (int c = 0; c < BF_CH; c++) sum[c] += part[c];
-    }
+    const bf_span sx = bf_window(x, radius, W, border), sy = bf_window(y, radius, H, border);
+    BF_ACC sum[BF_CH], comp[BF_CH], part[BF_CH];
+    for (int c = 0; c < BF_CH; c++) sum[c] = BF_SUM0, comp[c] = 0;
+#define BF_ROW_(p, k)                                                                        \
+    do {                                                                                     \
+        bf_image_row(img, (p), sx, W, border, part);                                         \
+        for (int c = 0; c < BF_CH; c++) BF_KADD(sum[c], comp[c], (BF_ACC)(k) * part[c]);     \
+    } while (0)
+    BF_SPAN_EACH(sy, H, border, BF_ROW_);
+#undef BF_ROW_
     for (int c = 0; c < BF_CH; c++)
-        dst[((size_t)y * W + x) * BF_CH + c] = BF_NORM(sum[c], radius);
+        dst[((size_t)y * W + x) * BF_CH + c] = BF_NORM(BF_KSUM(sum[c], comp[c]), radius);
 }
 #endif

@@ -3,11 +3,12 @@
 # something is missing: compilers, CMake, the OpenCL headers and ICD loader,
 # PoCL (OpenCL on the CPU), OpenBLAS, CLBlast, stb, the Vulkan loader and
 # headers, Mesa's lavapipe (Vulkan on the CPU), shaderc with the static
-# glslang and SPIRV-Tools libraries it links with. Elsewhere it only says
+# glslang and SPIRV-Tools libraries it links with, and python3-opencv, numpy
+# and pytest for the tests against OpenCV and numpy. Elsewhere it only says
 # what is missing; the build then leaves out what it cannot find.
 set -eu
 pkgs="gcc make cmake pkg-config libomp-dev opencl-c-headers opencl-headers ocl-icd-opencl-dev
-      pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev python3-numpy python3-pytest
+      pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev python3-numpy python3-pytest python3-opencv
       libvulkan-dev mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools vulkan-tools"
 missing=""
 for p in $pkgs; do

@@ -333,7 +333,7 @@ expect 2 "--border must be one of clamp,reflect101,zero, got 'mirror'" run boxfi
 expect 2 "--format must be one of f32,rgba8, got 'rgb'" run boxfilter --device c --format rgb
 expect 2 "--radius must be an integer, got '1.5'" run boxfilter --device c --radius 1.5
 expect 2 "--radius=-1 is out of range \[0, " run boxfilter --device c --radius -1
-expect 2 "--radius=3000 is out of range \[0, 2047\]" run boxfilter --device c --format rgba8 --radius 3000
+expect 2 "--radius=3000 is over rgba8's limit 2047: its sums are exact 32-bit integers" run boxfilter --device c --format rgba8 --radius 3000
 expect 1 "cannot read image '$tmp/none.png'" run boxfilter --device c --input "$tmp/none.png"
 "$CO" run boxfilter --device c --width 9 --height 4 --radius 2 --border zero --format rgba8 --json >"$tmp/box.json" &&
     python3 - "$tmp/box.json" <<'PY' && pass=$((pass + 1)) || { echo "FAIL boxfilter --json fields"; fail=$((fail + 1)); }
@@ -346,11 +346,25 @@ if [ $has_opencl = 1 ]; then
     # A window sum off by 1e-4 (over float32's 1e-5) and an unwritten last row must fail.
     mkdir -p "$tmp/kb"
     cp "$(dirname "$0")/../kernels/dialect.h" "$tmp/kb/"
-    sed 's/        sum += part;/        sum += part * 1.0001f;/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/kb/boxfilter.cl"
-    COALESCE_KERNEL_DIR="$tmp/kb" expect 1 "boxfilter/naive on opencl:0: error .* is over the tolerance 1e-05" run boxfilter --device opencl --variant naive --width 20 --height 9 --radius 2
+    sed 's/BF_RESULT(BF_KSUM(sum, comp), radius);/BF_RESULT(BF_KSUM(sum, comp) * 1.0001f, radius);/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/kb/boxfilter.cl"
+    COALESCE_KERNEL_DIR="$tmp/kb" expect 1 "boxfilter/naive on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant naive --width 20 --height 9 --radius 2
     sed 's/    if (i >= W \* BF_CH || y >= H) return;/    if (i >= W * BF_CH || y >= H - 1) return;/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/kb/boxfilter.cl"
     COALESCE_KERNEL_DIR="$tmp/kb" expect 1 "boxfilter/naive on opencl:0: error inf is over" run boxfilter --device opencl --variant naive --width 20 --height 9 --radius 2
 fi
+# The format follows the input: an RGBA PNG comes out RGBA (rgba8, said in
+# the run's line), a gray one gray; --format still overrides.
+python3 "$png" make "$tmp/box_rgba.png" 9 7 4 3 && python3 "$png" make "$tmp/box_g.png" 9 7 1 3
+"$CO" run boxfilter --device c --input "$tmp/box_rgba.png" --output "$tmp/box_rgba_out.png" --radius 1 >"$tmp/out" 2>&1 && grep -q " format=rgba8" "$tmp/out" &&
+    pass=$((pass + 1)) || { echo "FAIL boxfilter run boxfilter --device c --input "$tmp/box_rgba.png" --outpu...: no 'format=rgba8'"; fail=$((fail + 1)); }
+python3 - "$(dirname "$0")" "$tmp/box_rgba_out.png" 4 <<'PY' && pass=$((pass + 1)) || { echo "FAIL boxfilter RGBA in, RGBA out"; fail=$((fail + 1)); }
+import sys; sys.path.insert(0, sys.argv[1]); from png_gray import read_png
+assert read_png(sys.argv[2])[2] == int(sys.argv[3])
+PY
+"$CO" run boxfilter --device c --input "$tmp/box_g.png" --radius 1 >"$tmp/out" 2>&1 && grep -q " format=f32" "$tmp/out" &&
+    pass=$((pass + 1)) || { echo "FAIL boxfilter run boxfilter --device c --input "$tmp/box_g.png" --radius 1...: no 'format=f32'"; fail=$((fail + 1)); }
+"$CO" run boxfilter --device c --input "$tmp/box_rgba.png" --format f32 --radius 1 >"$tmp/out" 2>&1 && grep -q " format=f32" "$tmp/out" &&
+    pass=$((pass + 1)) || { echo "FAIL boxfilter run boxfilter --device c --input "$tmp/box_rgba.png" --forma...: no 'format=f32'"; fail=$((fail + 1)); }
+expect 2 "--radius=2048 is over rgba8's limit 2047" run boxfilter --device c --input "$tmp/box_rgba.png" --radius 2048
 if python3 -c "import cv2" 2>/dev/null; then
     python3 - "$tmp" <<'PY'
 import sys, cv2, numpy as np

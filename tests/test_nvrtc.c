@@ -108,6 +108,9 @@ static const struct {
     {"boxfilter", "-DNT=512 -DCPT=2 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
     {"boxfilter", "-DRGBA8=1 -DNT=256 -DCPT=4 -DBF_BATCH=8 -DBF_PART=40 -DBF_HIST=-1 -DHINTS=2"},
     {"boxfilter", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DHINTS=3"},
+    /* r > 64: the parts' first windows compensated (BF_KAHAN0), fused and ring */
+    {"boxfilter", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DBF_KAHAN0=1"},
+    {"boxfilter", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_PART=16 -DBF_BLOCKS=1 -DBF_LD=3 -DBF_KAHAN0=1"},
     /* the ring pass: local memory sized at launch */
     {"boxfilter", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_PART=8 -DBF_BLOCKS=1 -DPF=4"},
     {"boxfilter", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DCPT=2 -DBF_BATCH=4 -DPF=2 -DHINTS=3 -DMAXREG=64"},

@@ -42,6 +42,15 @@ co_status co_image_load(const char *path, int channels, co_image *out) {
     return CO_OK;
 }
 
+co_status co_image_channels(const char *path, int *channels) {
+    int w, h;
+    errno = 0;
+    if (!stbi_info(path, &w, &h, channels))
+        return co_fail(CO_ERR_IO, "cannot read image '%s': %s", path,
+                       errno ? strerror(errno) : stbi_failure_reason());
+    return CO_OK;
+}
+
 co_status co_image_save_png(const char *path, int width, int height, int channels,
                             const unsigned char *pixels) {
     if (width < 1 || height < 1 || channels < 1 || channels > 4)

@@ -7,10 +7,41 @@
  * Model: bytes = the image read once and written once; no operation count.
  * Reference: separable window sums in double (exact for RGBA8): direct
  * for r <= 8, running sums above.
- * float32: the error of a pixel is |out - ref| / max(|ref|, 2^-10 max|in|)
- * (the floor: a window of zeros in a bright image keeps a running sum's
- * rounding residue), held to 1e-5. RGBA8: |out - ref|, held to 0.5 (round
- * to nearest of the exact mean; stricter than OpenCV's +-1). */
+ *
+ * RGBA8: every sum is an exact 32-bit integer (255 (2r+1)^2 < 2^32 up to
+ * r = 2047, the limit); the result is the exact mean rounded to nearest,
+ * held to |out - ref| <= 0.5 (stricter than OpenCV's +-1).
+ *
+ * float32, the error model. u = 2^-24, n = 2r+1, M = max|in|. A pass sums
+ * along one line of values at most L in size (the first pass L = M, the
+ * second L = n M, its input being window sums); its error, in units of u L:
+ *  - a window summed directly, compensated (Kahan: 2u sum|x| + O(N u^2);
+ *    a weight times a pixel rounds once more, the sum's last step once):
+ *    4n. Every window of c/naive/separable/transpose/image, box_slide's and
+ *    box_fused's first window of a segment. bf_window turns any radius
+ *    into weights on the line's pixels (clamp: the taps beyond an edge are
+ *    (count) x that pixel; reflect101: whole periods as weights; zero: the
+ *    taps outside skipped), so r = 2^20 reads O(W + H) a pixel, not 2^21;
+ *  - a running sum, S steps after its (compensated) start: each step's
+ *    delta a - b rounds once (2, as |a - b| <= 2L) and is added compensated
+ *    (box_slide, BF_SLIDE: 4): 6 a step, plus n for the result taken
+ *    without its compensation: k = 5n + 6S;
+ *  - batched (box_fused's and box_ring's vertical pass): within a batch of
+ *    B rows a plain run from the compensation, |run| <= 2 min(B, n) L, so
+ *    2 min(B, n) more a step: k = 5n + S (6 + 2 min(B, n)); the ring's
+ *    window is filled by S = seg + 2r such steps from zero;
+ *  - the horizontal parts of P pixels (box_fused, box_ring): the part's
+ *    first window plain (n^2: n u sum|x|) or with BF_KAHAN0 (r > 64, past the
+ *    tuned GPU shapes) compensated (4n; from block sums (P + 4) n), then P
+ *    plain steps on the window sum itself (n + 4 each): k = first + P (n + 4).
+ * The row sums' errors enter the second pass's window n times, each
+ * removed as added (the same rounded values leave the window), so the
+ * mean's error is u M ((k1 + k2) / n + 3), the 3 for the reciprocal of
+ * n^2, the product and the float result (|ref| <= M). Each run records its
+ * K = (k1 + k2) / n (box_state.model) from the segments, batches and parts
+ * it launched; verify holds max |out - ref| / M to u (K + 3). At r = 0
+ * every variant returns its input exactly (one term a sum; sliding takes
+ * box_naive there, a running sum of one pixel being no sum), held to 0. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,7 +72,6 @@ enum { FMT_F32 = 0, FMT_RGBA8 = 1 };
 /* Largest radius of RGBA8: 255.5 * (2r+1)^2 must fit 32-bit sums. */
 #define RGBA8_MAX_RADIUS 2047
 #define F32_MAX_RADIUS (1 << 20)
-#define F32_TOLERANCE 1e-5
 
 typedef struct box_state {
     int w, h, radius, border, format, ch;
@@ -49,6 +79,7 @@ typedef struct box_state {
     void *in, *out;
     co_image input; /* --input pixels, if given */
     double *ref, scale;
+    double model; /* float32: the last run's error bound K, in units of u max|in| (the model) */
     /* Device objects kept between repetitions, freed with the problem. */
     co_device *dev;
     co_buf *tmp;
@@ -60,9 +91,11 @@ static const co_option_def options[] = {
     {"height", "1080", "image height in pixels (default: the --input image's)"},
     {"radius", "3", "window radius r >= 0: (2r+1) x (2r+1) pixels"},
     {"border", "clamp", "clamp (replicate the edge), reflect101 or zero"},
-    {"format", "f32", "f32 (one float channel) or rgba8"},
-    {"input", NULL, "PNG to filter (f32: its grayscale scaled to [0,1]); else random pixels"},
-    {"output", NULL, "write the filtered image of the last run as PNG"},
+    {"format", "f32", "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
+     "for RGB/RGBA, f32 for gray; else f32)"},
+    {"input", NULL, "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
+    {"output", NULL, "write the filtered image of the last run: PNG, or with a name ending .raw "
+     "its values as they are (float32 or RGBA8 bytes, rows packed, this machine's byte order)"},
 };
 
 static const char *const border_names[] = {"clamp", "reflect101", "zero"};
@@ -100,13 +133,21 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     box_state *s = calloc(1, sizeof *s);
     if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
     p->state = s;
-    co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
-    if (!st) st = co_opt_choice(opts, nopts, "format", "f32|rgba8", 0, &s->format);
-    if (!st)
-        st = co_opt_int(opts, nopts, "radius", 3, 0,
-                        s->format == FMT_RGBA8 ? RGBA8_MAX_RADIUS : F32_MAX_RADIUS, &s->radius);
-    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     const char *input = co_opt(opts, nopts, "input");
+    co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
+    /* The format follows the --input file where --format does not say:
+     * colour (RGB, RGBA) stays colour, gray (and gray + alpha) is f32. */
+    int file_channels = 0;
+    if (!st && input && !co_opt(opts, nopts, "format")) st = co_image_channels(input, &file_channels);
+    if (!st)
+        st = co_opt_choice(opts, nopts, "format", "f32|rgba8", file_channels >= 3 ? FMT_RGBA8 : FMT_F32,
+                           &s->format);
+    if (!st) st = co_opt_int(opts, nopts, "radius", 3, 0, F32_MAX_RADIUS, &s->radius);
+    if (!st && s->format == FMT_RGBA8 && s->radius > RGBA8_MAX_RADIUS)
+        st = co_fail(CO_ERR_INVALID, "--radius=%d is over rgba8's limit %d: its sums are exact 32-bit "
+                     "integers, and 255 (2r+1)^2 fits them up to r = %d (--format f32 takes radii "
+                     "up to %d)", s->radius, RGBA8_MAX_RADIUS, RGBA8_MAX_RADIUS, F32_MAX_RADIUS);
+    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     if (!st && input) st = co_image_load(input, s->ch, &s->input);
     if (!st) st = parse_size(opts, nopts, &s->input, &s->w, &s->h);
     if (st) return st;
@@ -147,25 +188,39 @@ static double in_at(const box_state *s, size_t i) {
     return s->format == FMT_F32 ? ((const float *)s->in)[i] : ((const unsigned char *)s->in)[i];
 }
 
-/* The window sums along one line of n values, given with their border in
- * ext[0 .. n + 2r): summed directly for small r, else as a running sum in
- * double (exact for 8-bit data, relative rounding ~1e-16 * n otherwise), so
- * that large radii on large images stay quick to check. */
-static void window_sums(const double *ext, int n, int r, double *out, size_t stride) {
-    double sum = 0;
-    for (int d = 0; d <= 2 * r && r > 8; d++) sum += ext[d];
-    for (int i = 0; i < n; i++) {
-        if (r <= 8) {
-            sum = 0;
-            for (int d = 0; d <= 2 * r; d++) sum += ext[i + d];
-        }
-        out[(size_t)i * stride] = sum;
-        if (r > 8 && i + 1 < n) sum += ext[i + 2 * r + 1] - ext[i];
-    }
+/* F(t) of a line of n values extended by the border rule: the sum of its
+ * taps 0 .. t-1 (t < 0: minus those of t .. -1), from pre[k] = the sum of
+ * values 0 .. k-1 (first = value 0, last = value n-1); a window's sum is
+ * F(x + r + 1) - F(x - r), O(1) at any radius. Reflect101 is periodic in
+ * 2(n-1) taps, each period the line twice less its ends. */
+static double line_prefix(const double *pre, double first, double last, int n, long long t,
+                          int border) {
+    if (border == BF_ZERO) return pre[t < 0 ? 0 : t > n ? n : t];
+    if (border == BF_CLAMP || n == 1)
+        return t < 0 ? (double)t * first : t <= n ? pre[t] : pre[n] + (double)(t - n) * last;
+    const long long period = 2 * (long long)(n - 1);
+    long long q = t / period, m = t - q * period;
+    if (m < 0) m += period, q--;
+    const double g = m <= n ? pre[m] : pre[n] + pre[n - 1] - pre[period - m + 1];
+    return (double)q * (pre[n] + pre[n - 1] - pre[1]) + g;
 }
 
-/* The reference: row sums, then column sums of them, in double, divided by
- * (2r+1)^2. Each line is gathered with its border (bf_map) first. */
+/* The window sums of a line of n values (line[i stride]) into out[i
+ * ostride], pre a scratch of n + 1. Double: exact for 8-bit data (every
+ * partial sum an integer under 2^53), else a relative 2^-53 per add, far
+ * inside the model's float32 bound. */
+static void line_windows(const double *line, size_t stride, int n, int r, int border, double *pre,
+                         double *out, size_t ostride) {
+    pre[0] = 0;
+    for (int i = 0; i < n; i++) pre[i + 1] = pre[i] + line[(size_t)i * stride];
+    const double first = line[0], last = line[(size_t)(n - 1) * stride];
+    for (int i = 0; i < n; i++)
+        out[(size_t)i * ostride] = line_prefix(pre, first, last, n, (long long)i + r + 1, border) -
+                                   line_prefix(pre, first, last, n, (long long)i - r, border);
+}
+
+/* The reference: row sums, then column sums of them, in double (closed
+ * form: line_windows), divided by (2r+1)^2. */
 static co_status reference(co_problem *p) {
     box_state *s = p->state;
     free(s->ref);
@@ -176,43 +231,51 @@ static co_status reference(co_problem *p) {
         return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
     }
     const int w = s->w, h = s->h, r = s->radius, ch = s->ch, border = s->border;
-    const size_t ec = (size_t)w * ch, len = (size_t)(w > h ? w : h) + 2 * (size_t)r;
+    const size_t ec = (size_t)w * ch, len = (size_t)(w > h ? w : h) + 1;
     const double area = (2.0 * r + 1) * (2.0 * r + 1);
     double scale = 0;
     bool failed = false;
 #pragma omp parallel reduction(max : scale)
     {
-        double *ext = malloc(len * sizeof *ext);
-        if (!ext) {
+        double *line = malloc(2 * len * sizeof *line), *pre = line ? line + len : NULL;
+        if (!line) {
 #pragma omp atomic write
             failed = true;
         }
 #pragma omp for
         for (int y = 0; y < h; y++)
-            for (int c = 0; ext && c < ch; c++) {
-                for (int j = -r; j < w + r; j++) {
-                    const int x = bf_map(j, w, border);
-                    ext[j + r] = x >= 0 ? in_at(s, (size_t)y * ec + (size_t)x * ch + c) : 0;
-                    if (fabs(ext[j + r]) > scale) scale = fabs(ext[j + r]);
+            for (int c = 0; line && c < ch; c++) {
+                for (int x = 0; x < w; x++) {
+                    line[x] = in_at(s, (size_t)y * ec + (size_t)x * ch + c);
+                    if (fabs(line[x]) > scale) scale = fabs(line[x]);
                 }
-                window_sums(ext, w, r, rows + (size_t)y * ec + c, (size_t)ch);
+                line_windows(line, 1, w, r, border, pre, rows + (size_t)y * ec + c, (size_t)ch);
             }
 #pragma omp for
         for (long e = 0; e < (long)ec; e++) {
-            if (!ext) continue;
-            for (int j = -r; j < h + r; j++) {
-                const int y = bf_map(j, h, border);
-                ext[j + r] = y >= 0 ? rows[(size_t)y * ec + (size_t)e] : 0;
-            }
-            window_sums(ext, h, r, s->ref + e, ec);
+            if (!line) continue;
+            line_windows(rows + e, ec, h, r, border, pre, s->ref + e, ec);
             for (int y = 0; y < h; y++) s->ref[(size_t)y * ec + (size_t)e] /= area;
         }
-        free(ext);
+        free(line);
     }
     free(rows);
     if (failed) return co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter reference");
     s->scale = scale;
     return CO_OK;
+}
+
+/* The error model's pass coefficients (the header comment), in units of u L. */
+static double k_direct(double n) { return 4 * n; }
+static double k_slide(double n, double steps) { return 5 * n + 6 * steps; }
+static double k_batched(double n, double steps, double batch) {
+    return 5 * n + steps * (6 + 2 * fmin(batch, n));
+}
+static double k_parts(double n, double part, double first) { return first + part * (n + 4); }
+
+/* Records a run's bound K = (k1 + k2) / n for verify. */
+static void model(box_state *s, double k1, double k2) {
+    s->model = (k1 + k2) / (2.0 * s->radius + 1);
 }
 
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
@@ -221,13 +284,13 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
     double worst = 0;
     if (s->format == FMT_F32) {
         const float *out = s->out;
-        const double floor_ = fmax(0x1p-10 * s->scale, 1e-30);
+        const double scale = s->scale > 0 ? s->scale : 1;
         for (size_t i = 0; i < s->elems; i++) {
-            const double e = isfinite(out[i]) ? fabs(out[i] - s->ref[i]) / fmax(fabs(s->ref[i]), floor_)
+            const double e = isfinite(out[i]) ? fabs(out[i] - s->ref[i]) / scale
                                               : INFINITY; /* poison left in place */
             if (!(e <= worst)) worst = e;
         }
-        *tolerance = F32_TOLERANCE;
+        *tolerance = s->radius ? 0x1p-24 * (s->model + 3) : 0;
     } else {
         const unsigned char *out = s->out;
         for (size_t i = 0; i < s->elems; i++) {
@@ -245,6 +308,14 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     box_state *s = p->state;
     const char *path = co_opt(opts, nopts, "output");
     if (!path) return CO_OK;
+    const size_t len = strlen(path);
+    if (len >= 4 && strcmp(path + len - 4, ".raw") == 0) { /* unquantised, for comparisons */
+        const size_t bytes = s->elems * (s->format == FMT_RGBA8 ? 1 : sizeof(float));
+        FILE *f = fopen(path, "wb");
+        const bool ok = f && fwrite(s->out, 1, bytes, f) == bytes;
+        if (f && fclose(f)) return co_fail(CO_ERR_IO, "cannot write '%s'", path);
+        return ok ? CO_OK : co_fail(CO_ERR_IO, "cannot write '%s'", path);
+    }
     if (s->format == FMT_RGBA8) return co_image_save_png(path, s->w, s->h, 4, s->out);
     unsigned char *px = malloc(s->elems);
     if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for the output image");
@@ -271,9 +342,16 @@ static void destroy(co_problem *p) {
 
 /* ---- host variants ---- */
 
+/* Every window summed directly (compensated), both passes (the model). */
+static void direct_model(box_state *s) {
+    const double n = 2.0 * s->radius + 1;
+    model(s, k_direct(n), k_direct(n));
+}
+
 /* Direct window sum per element: box_naive of kernels/boxfilter.cl. */
 static co_status run_c(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s);
     const size_t ec = (size_t)s->w * s->ch;
     for (size_t y = 0; y < (size_t)s->h; y++)
         for (size_t i = 0; i < ec; i++) {
@@ -310,6 +388,12 @@ static void add_rows(const box_state *s, double *v, int a, int b) {
     }
 }
 
+/* v[e] += k x row a of the input. */
+static void add_row_times(const box_state *s, double *v, int a, int k) {
+    const size_t ec = (size_t)s->w * s->ch;
+    for (size_t e = 0; e < ec; e++) v[e] += k * in_at(s, (size_t)a * ec + e);
+}
+
 /* Row y of the output from the column sums v: the row is copied with its
  * border into ext, each channel's running sum goes along it in NS
  * interleaved segments (independent dependency chains) into sums, which
@@ -330,15 +414,23 @@ static void slide_segments(const double *ext, double *sums, int w, int r, int ch
         }
 }
 
+/* Whether the window is wider than a row: run_omp's rows then take the
+ * closed form (line_windows), not a running sum over 2r+1 taps a row. */
+static bool wide_window(const box_state *s) { return 2 * (size_t)s->radius + 1 > (size_t)s->w; }
+
 static void row_sums(const box_state *s, const double *v, double *ext, double *sums, int y) {
     const int w = s->w, r = s->radius, ch = s->ch;
-    memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
-    for (int j = -r; j < w + r + 1; j++) { /* the borders, and one 0 past the end */
+    if (wide_window(s)) /* ext: w + 1 values of scratch */
+        for (int c = 0; c < ch; c++) line_windows(v + c, (size_t)ch, w, r, s->border, ext, sums + c, (size_t)ch);
+    else
+        memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
+    for (int j = -r; j < w + r + 1 && !wide_window(s); j++) { /* the borders, and one 0 past the end */
         if (j == 0) j = w;
         const int x = j < w + r ? bf_map(j, w, s->border) : -1;
         for (int c = 0; c < ch; c++) ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
     }
-    if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
+    if (wide_window(s)) {
+    } else if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
         const size_t n = (size_t)w * ch;
         memcpy(sums, ext, n * sizeof *sums);
         for (int d = 1; d <= 2 * r; d++) { /* a pass per offset: vectorises along the row */
@@ -366,13 +458,14 @@ static void row_sums(const box_state *s, const double *v, double *ext, double *s
  * pixel at any radius (rows of r <= 3 are summed directly). */
 static co_status run_omp(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s); /* double sums: far inside it */
     const int h = s->h, r = s->radius, border = s->border;
     const size_t ec = (size_t)s->w * s->ch;
     bool failed = false;
 #pragma omp parallel
     {
         double *v = malloc(ec * sizeof *v);
-        double *ext = malloc(((size_t)s->w + 2 * (size_t)r + 1) * s->ch * sizeof *ext);
+        double *ext = malloc(((size_t)s->w + (wide_window(s) ? 1 : 2 * (size_t)r + 1)) * s->ch * sizeof *ext);
         double *sums = malloc(ec * sizeof *sums);
         if (!v || !ext || !sums) {
 #pragma omp atomic write
@@ -383,8 +476,11 @@ static co_status run_omp(co_job *job) {
         for (int y = 0; y < h; y++) {
             if (!v || !ext || !sums) continue;
             if (y != next) { /* the first row of this thread's band */
-                memset(v, 0, ec * sizeof *v);
-                for (int d = -r; d <= r; d++) add_rows(s, v, bf_map(y + d, h, border), -1);
+                memset(v, 0, ec * sizeof *v); /* the rows of the window, weighted: O(h) at any r */
+                const bf_span sp = bf_window(y, r, h, border);
+#define ADD_(p, k) add_row_times(s, v, (p), (k))
+                BF_SPAN_EACH(sp, h, border, ADD_);
+#undef ADD_
             } else {
                 add_rows(s, v, bf_map(y + r, h, border), bf_map(y - r - 1, h, border));
             }
@@ -452,11 +548,13 @@ static co_status grid_pass(co_job *job, const char *entry, int first, int final,
 
 static co_status run_naive(co_job *job) {
     co_array *a = job->prob->arrays;
+    direct_model(job->prob->state);
     return grid_pass(job, "box_naive", 1, 1, -1, a[BOX_IN].buf, a[BOX_OUT].buf);
 }
 
 static co_status run_separable(co_job *job) {
     co_array *a = job->prob->arrays;
+    direct_model(job->prob->state);
     co_buf *tmp;
     co_status st = scratch(job, &tmp);
     if (!st) st = grid_pass(job, "box_line", 1, 0, 0, a[BOX_IN].buf, tmp);
@@ -493,11 +591,20 @@ static co_status transpose_pass(co_job *job, int first, int final, int w, int h,
     return co_job_launch(job, k, 2, global, local, lmem, 6, args);
 }
 
+/* Rows per segment of box_slide: SEG (0: 256); where a fused pass was
+ * asked for but does not fit (a wide halo), its SEG rounded up to whole
+ * tiles. */
+static size_t slide_seg(const co_job *job) {
+    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 256;
+    const size_t tile = (size_t)co_job_param(job, "TILE");
+    return co_job_param(job, "FUSE") ? co_ceil_to(seg, tile) : seg;
+}
+
 static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_buf *src,
                             co_buf *dst) {
     const box_state *s = job->prob->state;
     const size_t tile = (size_t)co_job_param(job, "TILE"), sy = (size_t)co_job_param(job, "SY");
-    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 256;
+    const size_t seg = slide_seg(job);
     if (seg % tile || tile < (size_t)s->ch)
         return co_fail(CO_ERR_INVALID, "sliding needs SEG a multiple of TILE and TILE >= %d "
                        "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
@@ -831,11 +938,15 @@ static bool defines_add(char *buf, size_t size, const char *fmt, ...) {
  * for it and it fits, else vertical first (box_fused); else the two
  * transposed passes. */
 static co_status run_sliding(co_job *job) {
-    const box_state *s = job->prob->state;
+    box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
     size_t nt = (size_t)co_job_param(job, "NT");
     if (nt % 32)
         return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
+    /* r = 0: a window of one pixel, the identity; a running sum of it
+     * (v + (a - b)) would round, so box_naive returns each pixel as is. */
+    if (!s->radius) return run_naive(job);
+    const double n = 2.0 * s->radius + 1;
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
     const size_t shift = ring ? ring_shift(job) : 0;
@@ -843,8 +954,13 @@ static co_status run_sliding(co_job *job) {
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
-                            &plan)))
+                            &plan))) {
+        /* box_slide: segments of SEG rows down the image, then down its
+         * transpose (its width). */
+        const double seg = (double)slide_seg(job);
+        model(s, k_slide(n, fmin(seg, s->h)), k_slide(n, fmin(seg, s->w)));
         return two_transposed(job, slide_pass);
+    }
     /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
      * after those of the horizontal runs (box_ring's BF_DOWN0), the group
      * grown to hold both. Off by default: at r = 64 on the H200 0.184-0.186
@@ -865,6 +981,13 @@ static co_status run_sliding(co_job *job) {
                        : ring                    ? ring_segment(job, strips, &plan)
                                                  : fused_segment(job, strips, hist >= 0);
     const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
+    /* The model (header comment): the parts' first windows compensated
+     * past the tuned shapes' radii; box_ring fills its window by 2r batched
+     * steps, box_fused sums it directly. */
+    const bool kahan0 = s->radius > 64;
+    const double first = !kahan0 ? n * n : plan.blocks ? ((double)plan.part + 4) * n : 4 * n;
+    const double steps = fmin((double)seg, s->h) + (ring ? 2 * s->radius : 0);
+    model(s, k_parts(n, (double)plan.part, first), k_batched(n, steps, (double)plan.batch));
     /* box_fused: lm's size is a define, rounded up (within the limit) so
      * that radii share builds. */
     const size_t lo_bytes = plan.bytes - plan.lm_bytes;
@@ -885,6 +1008,7 @@ static co_status run_sliding(co_job *job) {
         fits = fits && defines_add(more, sizeof more, " -DBF_GROUP=%zu", wg);
     if (down0)
         fits = fits && defines_add(more, sizeof more, " -DBF_DOWN0=%zu", down0);
+    if (kahan0) fits = fits && defines_add(more, sizeof more, " -DBF_KAHAN0=1");
     if (shift)
         fits = fits && defines_add(more, sizeof more, " -DBF_SH=%zu", shift);
     if (ring && ring_compiled(job))
@@ -941,7 +1065,10 @@ static co_status run_sliding(co_job *job) {
     return co_job_launch(job, k, 2, global, local, lm_bytes + lo_bytes, 7, args);
 }
 
-static co_status run_transpose(co_job *job) { return two_transposed(job, transpose_pass); }
+static co_status run_transpose(co_job *job) {
+    direct_model(job->prob->state);
+    return two_transposed(job, transpose_pass);
+}
 
 static bool has_images(const co_device *dev, const char **why) {
     if (!dev->backend->image_support) {
@@ -955,6 +1082,7 @@ static bool has_images(const co_device *dev, const char **why) {
  * work-item per pixel reads its window through the texture path. */
 static co_status run_image(co_job *job) {
     box_state *s = job->prob->state;
+    direct_model(s);
     co_device *dev = job->dev;
     co_array *a = job->prob->arrays;
     co_status st = CO_OK;
@@ -1088,8 +1216,8 @@ const co_workload co_workload_boxfilter = {
     .bench_sets = "width=1024 height=1024 radius=4",
     .bench_sets_gpu = "width=1024 height=1024 radius=4;width=2048 height=2048 radius=4",
     .quick_sets = "width=512 height=384 radius=2",
-    /* Every border x radius x format once, on sizes of 1x1 up to 100x37,
-     * several narrower or shorter than the window: 32 sets. */
+    /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
+     * several narrower or shorter than the window: 37 sets. */
     .test_sets =
         "width=100 height=37 radius=0 border=clamp format=f32;"
         "width=3 height=5 radius=1 border=clamp format=f32;"
@@ -1122,7 +1250,14 @@ const co_workload co_workload_boxfilter = {
         "width=5 height=70 radius=7 border=zero format=rgba8;"
         "width=1 height=1 radius=31 border=zero format=rgba8;"
         "width=2 height=2 radius=31 border=reflect101 format=f32;"
-        "width=2 height=9 radius=7 border=reflect101 format=rgba8",
+        "width=2 height=9 radius=7 border=reflect101 format=rgba8;"
+        /* windows at and far beyond the image (closed forms; r > 64: the
+         * compensated first windows) */
+        "width=103 height=77 radius=400 border=reflect101 format=f32;"
+        "width=64 height=48 radius=1048576 border=clamp format=f32;"
+        "width=64 height=48 radius=1048576 border=zero format=f32;"
+        "width=37 height=23 radius=40 border=clamp format=rgba8;"
+        "width=61 height=45 radius=2047 border=reflect101 format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,
