@@ -37,7 +37,9 @@ static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const c
                          .options = opts, .noptions = nopts, .params = prm, .nparams = nprm,
                          .reps = 1, .warmup = 0, .seed = seed, .verify = true};
     co_result r;
+    const double t0 = co_now_ms();
     co_status st = co_run(ctx, &cfg, &r);
+    const double ms = co_now_ms() - t0;
     snprintf(what, sizeof what, "%s/%s on %s [%s]%s%s: %s", wl->name, v->name,
              co_device_get(ctx, dev)->spec, sizes, params ? " " : "", params ? params : "",
              st ? co_last_error() : "");
@@ -47,6 +49,8 @@ static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const c
         return;
     }
     check(st == CO_OK && r.verified && r.error <= r.tolerance, what);
+    /* COALESCE_TEST_TIMES: every case with its time (where a slow suite spends it). */
+    if (getenv("COALESCE_TEST_TIMES")) printf("%8.0f ms %s\n", ms, what);
 }
 
 /* Verification must reject a result with one wrong element, and the poison
