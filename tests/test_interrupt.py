@@ -59,7 +59,7 @@ LONG = [
     (["run", "collider", "--device", "c", "--balls", "10", "--steps", "100000000"], "step"),
     (["run", "raytrace", "--device", "c", "--width", "16", "--height", "16", "--frames", "100000"],
      "frame"),
-    (["run", "boxfilter", "--device", "c", "--width", "64", "--height", "48", "--radius", "2000"],
+    (["run", "boxfilter", "--device", "c", "--width", "1024", "--height", "768", "--radius", "300"],
      "pixel"),
 ]
 for args, unit in LONG:

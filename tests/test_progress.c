@@ -92,7 +92,9 @@ int main(void) {
     expect_stop(ctx, c, "collider", "c", "balls=10 steps=100000000", "step", "warm-up");
     expect_stop(ctx, c, "collider", "c-grid", "balls=10 steps=100000000", "step", "warm-up");
     expect_stop(ctx, c, "raytrace", "c", "width=16 height=16 frames=100000", "frame", "reference");
-    expect_stop(ctx, c, "boxfilter", "c", "width=64 height=48 radius=2000", "pixel", "warm-up");
+    /* The issue's 64x48 at r = 2000 now takes a second (windows wider than the image are
+     * folded into weights): a window inside a larger image is still O(r^2) a pixel on c. */
+    expect_stop(ctx, c, "boxfilter", "c", "width=1024 height=768 radius=300", "pixel", "warm-up");
     /* gemm: its reference (on all cores), then the triple loop's rows. */
     expect_stop(ctx, c, "gemm", "c", "m=1200 n=1200 k=1200", "row", "reference");
     {
