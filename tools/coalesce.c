@@ -214,7 +214,7 @@ static const struct { const char *name, *text; } helps[] = {
                "side, and the pictures given with --image (PNG, embedded).\n"},
 };
 
-static int help_for(const char *name) {
+int coalesce_help(const char *name) {
     if (!strcmp(name, "il")) {
         char arg[] = "--help", *argv[] = {arg, NULL};
         return coalesce_il(1, argv);
@@ -902,6 +902,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
     }
     results_file_close(&file);
     if (!any && !stopped[0]) {
+        if (c->json || c->csv) print_rows(ctx, &all, c, false, "bench", idx, n); /* why, per row */
         free(all.v);
         fprintf(stderr, "coalesce: nothing ran: no selected variant runs on the selected "
                         "devices here\n");
@@ -956,6 +957,13 @@ static int cmd_peak(co_context *ctx, const cli *c) {
     else if (!c->json && rc == 0 && !co_peak_cache_path(path, sizeof path))
         printf("kept in %s for the fractions of run and bench\n", path);
     return rc;
+}
+
+/* Appends ", name" to a list of names, stopping where the buffer is full. */
+static void join_name(char *out, size_t len, size_t *used, const char *name) {
+    if (*used >= len) return;
+    int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", name);
+    *used = n < 0 ? len : *used + (size_t)n;
 }
 
 /* list WORKLOAD: every option with its help and default, every variant with its tunables. */
@@ -1024,13 +1032,6 @@ static void quiet_thread_pools(char **argv) {
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     setenv("COALESCE_POOLS_SET", "1", 1);
     execv("/proc/self/exe", argv); /* on failure: carry on as we are */
-}
-
-/* Appends ", name" to a list of names, stopping where the buffer is full. */
-static void join_name(char *out, size_t len, size_t *used, const char *name) {
-    if (*used >= len) return;
-    int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", name);
-    *used = n < 0 ? len : *used + (size_t)n;
 }
 
 static bool workload_takes(const char *workload, const char *option, size_t len) {
@@ -1120,7 +1121,7 @@ int main(int argc, char **argv) {
         return usage_error("no command given: use devices, list, run, bench, peak, il, compare, "
                            "report or help");
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "help") && argc == 3) return help_for(argv[2]);
+    if (!strcmp(cmd, "help") && argc == 3) return coalesce_help(argv[2]);
     if (!strcmp(cmd, "help") && argc > 3) return usage_error("help takes one COMMAND");
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
@@ -1143,7 +1144,7 @@ int main(int argc, char **argv) {
     int rc = parse(command, argc - 2, argv + 2, &c);
     if (!rc && c.help) {
         cli_free(&c);
-        return help_for(command->name);
+        return coalesce_help(command->name);
     }
     if (!rc && (command->bit & CMD_WORK)) rc = check_workload_options(command, &c);
     if (rc || command->bit == CMD_LIST) {

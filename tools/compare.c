@@ -103,12 +103,7 @@ int coalesce_compare(int argc, char **argv) {
     double threshold = 0.02;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
-                   "B's median time over A's for every result both files hold (workload,\n"
-                   "variant, device, sizes); 'faster'/'slower' where the change is beyond both\n"
-                   "runs' own spread ((median - min) / median each, summed; at least F, default\n"
-                   "0.02). Exit 0, or 1 when a file cannot be read.\n");
-            return 0;
+            return coalesce_help("compare");
         }
         if (!strcmp(argv[i], "--json")) {
             json = true;

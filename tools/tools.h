@@ -7,4 +7,7 @@ int coalesce_compare(int argc, char **argv);
 /* coalesce report FILE.json... -o REPORT.html [--image PNG]... */
 int coalesce_report(int argc, char **argv);
 
+/* coalesce help COMMAND: the command's usage on stdout (0), or a usage error (2). */
+int coalesce_help(const char *command);
+
 #endif
