@@ -94,5 +94,34 @@ for f in fail: print("FAIL", f)
 print(f"report: {checked} figures checked against the JSON, {len(ids)} ids")
 sys.exit(1 if fail else 0)
 PY
+# --gif, decoded back: the collider's frames (one every --every steps of the
+# last run, the legend's colours in the palette) and the ray tracer's (every
+# frame, the last one the --output PNG up to the colour cube).
+"$CO" run collider --device c --balls 40 --width 20 --height 15 --steps 20 --every 5 --reps 1 \
+    --gif "$tmp/col.gif" >/dev/null || no "collider --gif"
+"$CO" run raytrace --device c --width 48 --height 27 --frames 4 --reps 1 --gif "$tmp/rt.gif" \
+    --output "$tmp/rt.png" >/dev/null || no "raytrace --gif"
+"$PY" - "$tmp" <<'PY' || no "--gif decoded"
+import os, sys
+from PIL import Image, ImageSequence
+tmp = sys.argv[1]
+g = Image.open(os.path.join(tmp, "col.gif"))
+assert g.format == "GIF" and g.info.get("loop") == 0, g.info
+n = sum(1 for _ in ImageSequence.Iterator(g))
+assert 4 <= n <= 5, f"collider: {n} frames for 20 steps every 5"
+assert g.size == (320, 240), g.size
+r = Image.open(os.path.join(tmp, "rt.gif"))
+frames = [f.convert("RGB") for f in ImageSequence.Iterator(r)]
+assert len(frames) == 4 and r.size == (48, 27), (len(frames), r.size)
+png = Image.open(os.path.join(tmp, "rt.png")).convert("RGB")
+diff = sum(abs(a - b) for p, q in zip(frames[-1].getdata(), png.getdata()) for a, b in zip(p, q))
+assert diff / (48 * 27 * 3) < 30, f"the last GIF frame is not the PNG: mean difference {diff / (48 * 27 * 3):.1f}"
+print("gif: collider", n, "frames; raytrace", len(frames), "frames")
+PY
+"$CO" run collider --device c --balls 10 --width 20 --height 20 --steps 10 --gif /proc/nope/x.gif >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "cannot write '/proc/nope/x.gif'" "$tmp/err" || no "--gif to an unwritable path: $(cat "$tmp/err")"
+"$CO" run collider --device c --balls 10 --width 20 --height 20 --steps 100000 --every 1 --gif "$tmp/x.gif" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "raise --every" "$tmp/err" || no "--gif with too many frames: $(cat "$tmp/err")"
+
 [ "$fail" -eq 0 ] && echo "report: ok"
 exit "$fail"
