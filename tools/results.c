@@ -308,19 +308,42 @@ cJSON *results_device(const co_device_info *d) {
     return o;
 }
 
-bool results_print(FILE *out, const cJSON *doc) {
+/* cJSON's formatted text with its tabs as spaces ("key": value, two spaces an
+ * indent): every raw tab is layout, since tabs inside strings are escaped. */
+static char *print_doc(const cJSON *doc) {
     char *text = cJSON_Print(doc);
+    if (!text) return NULL;
+    size_t tabs = 0, n = 0;
+    for (; text[n]; n++) tabs += text[n] == '\t';
+    char *out = malloc(n + tabs + 1);
+    if (!out) {
+        cJSON_free(text);
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] != '\t') out[o++] = text[i];
+        else if (i && text[i - 1] == ':') out[o++] = ' ';
+        else out[o++] = ' ', out[o++] = ' ';
+    }
+    out[o] = 0;
+    cJSON_free(text);
+    return out;
+}
+
+bool results_print(FILE *out, const cJSON *doc) {
+    char *text = print_doc(doc);
     if (!text) return false;
     fputs(text, out);
     fputc('\n', out);
-    cJSON_free(text);
+    free(text);
     return true;
 }
 
 bool results_write(const char *path, const cJSON *doc, char *why, size_t len) {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    char *text = cJSON_Print(doc);
+    char *text = print_doc(doc);
     if (!text) {
         snprintf(why, len, "out of memory");
         return false;
@@ -329,7 +352,7 @@ bool results_write(const char *path, const cJSON *doc, char *why, size_t len) {
     bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     int err = errno;
     if (f && fclose(f) && ok) ok = false, err = errno;
-    cJSON_free(text);
+    free(text);
     if (ok && rename(tmp, path)) ok = false, err = errno;
     if (!ok) {
         snprintf(why, len, "%s", strerror(err));
