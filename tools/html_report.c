@@ -103,9 +103,7 @@ static bool collect(book *b, const cJSON *doc) {
                 snprintf(name, sizeof name, "copy (%s)", results_str(lv, "name"));
                 add_roof(b, spec, name, results_num(lv, "copy_gbps"), 0);
             }
-            const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "ceilings");
-            add_roof(b, spec, "fma32", 0,
-                     results_num(cJSON_GetObjectItemCaseSensitive(c, "fma32"), "value"));
+            add_roof(b, spec, "fma32", 0, results_num(r, "fma32_gflops"));
             continue;
         }
         if (strcmp(kind, "run") || strcmp(results_str(r, "status"), "ok")) continue;

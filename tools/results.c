@@ -246,31 +246,19 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
     cJSON_AddBoolToObject(o, "kept_older", p->kept_older);
     cJSON_AddBoolToObject(o, "stored", p->stored);
     add_text(o, "note", p->note);
-    add_text(o, "store_error", p->stored ? "" : p->store_error);
-    /* Each ceiling: the figure with its unit and spread, null where it does not apply. */
-    cJSON *c = cJSON_AddObjectToObject(o, "ceilings");
-    const struct { const char *name; double value, spread; const char *unit; } figs[] = {
-        {"copy", p->copy_gbps, p->nlevels ? p->levels[p->nlevels - 1].copy_spread : 0, "GB/s"},
-        {"read", p->read_gbps, p->nlevels ? p->levels[p->nlevels - 1].read_spread : 0, "GB/s"},
-        {"write", p->write_gbps, p->nlevels ? p->levels[p->nlevels - 1].write_spread : 0, "GB/s"},
-        {"fma32", p->fma32_gflops, p->fma32_spread, "GFLOP/s"},
-        {"fma64", p->fma64_gflops, p->fma64_spread, "GFLOP/s"},
-        {"launch", p->launch_us, p->launch_spread, "us"},
-        {"h2d", p->h2d_gbps, 0, "GB/s"},
-        {"d2h", p->d2h_gbps, 0, "GB/s"},
-        {"h2d_pinned", p->h2d_pinned_gbps, 0, "GB/s"},
-        {"d2h_pinned", p->d2h_pinned_gbps, 0, "GB/s"},
-    };
-    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
-        if (!(figs[i].value > 0)) {
-            cJSON_AddNullToObject(c, figs[i].name);
-            continue;
-        }
-        cJSON *f = cJSON_AddObjectToObject(c, figs[i].name);
-        cJSON_AddNumberToObject(f, "value", figs[i].value);
-        cJSON_AddStringToObject(f, "unit", figs[i].unit);
-        add_number(f, "spread", figs[i].spread);
-    }
+    if (!p->stored) add_text(o, "store_error", p->store_error);
+    cJSON_AddNumberToObject(o, "measured", (double)p->measured);
+    /* Each ceiling, its unit in its name: null where it does not apply. */
+    const struct { const char *name; double value; } figs[] = {
+        {"copy_gbps", p->copy_gbps}, {"read_gbps", p->read_gbps}, {"write_gbps", p->write_gbps},
+        {"fma32_gflops", p->fma32_gflops}, {"fma64_gflops", p->fma64_gflops},
+        {"launch_us", p->launch_us}, {"h2d_gbps", p->h2d_gbps}, {"d2h_gbps", p->d2h_gbps},
+        {"h2d_pinned_gbps", p->h2d_pinned_gbps}, {"d2h_pinned_gbps", p->d2h_pinned_gbps}};
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) add_figure(o, figs[i].name, figs[i].value);
+    /* Spreads of 0 are real (a figure that repeated exactly): numbers. */
+    add_number(o, "fma32_spread", p->fma32_spread);
+    add_number(o, "fma64_spread", p->fma64_spread);
+    add_number(o, "launch_spread", p->launch_spread);
     cJSON *levels = cJSON_AddArrayToObject(o, "levels");
     for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
         const co_peak_level *l = &p->levels[i];
