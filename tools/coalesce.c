@@ -592,6 +592,8 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
             snprintf(row->r.workload, sizeof row->r.workload, "%s", workload);
             snprintf(row->r.variant, sizeof row->r.variant, "%s", variant ? variant : "");
             snprintf(row->r.device, sizeof row->r.device, "%s", co_device_get(ctx, device)->spec);
+            snprintf(row->r.device_name, sizeof row->r.device_name, "%s",
+                     co_device_get(ctx, device)->name);
         }
     }
     return row->status;
