@@ -140,6 +140,21 @@ CO_API const char *co_variant_summary(const char *workload, size_t index);
  * are optional outputs (NULL: not wanted); *def is NULL for a required one. */
 CO_API const char *co_workload_option(const char *workload, size_t index, const char **def,
                                const char **help);
+/* A variant's tunable (-D define or host setting), for `coalesce list`:
+ * its default on CPUs and host backends (def) and on GPUs (def_gpu, the same
+ * where a GPU wants no other), the range it takes and whether it must be a
+ * power of two. Strings are static. */
+typedef struct co_param_info {
+    const char *name;
+    const char *help;
+    long def, def_gpu;
+    long min, max;
+    bool pow2;
+} co_param_info;
+/* Tunable `index` of a variant: its name, NULL past the end or for an
+ * unknown workload or variant (co_last_error set). info is optional. */
+CO_API const char *co_variant_param(const char *workload, const char *variant, size_t index,
+                                    co_param_info *info);
 /* The library a workload is compared with on a backend ("openblas" on
  * "c"/"omp", "clblast" on "opencl", "cublas" on "cuda"), or NULL: none for
  * that backend (co_last_error untouched) or bad arguments (set). */

@@ -41,7 +41,7 @@ run_bench() {
     for r in $2; do
         build/coalesce bench boxfilter --device "$1" --variant sliding --reps 10 --json \
             --set "width=8192 height=8192 radius=$r border=zero" >"$O/bench-$1-${3:-}r$r.json" 2>/dev/null
-        echo "$1 r=$r $(grep -o '"device": "[a-z:]*"\|"median_ms": [0-9.]*\|"fraction": [0-9.]*\|"check": "[a-z]*"' \
+        echo "$1 r=$r $(grep -o '"spec": "[a-z:0-9]*"\|"median": [0-9.]*\|"fraction": [0-9.]*\|"check": "[a-z]*"' \
             "$O/bench-$1-${3:-}r$r.json" | tr '\n' ' ')"
     done
 }

@@ -100,6 +100,16 @@ static void test_registry(co_context *ctx) {
     EXPECT_NONE(co_workload_option("gemm", 9999, &def, &help), "co_workload_option index");
     check(co_workload_option("gemm", 0, NULL, NULL) != NULL,
           "co_workload_option takes NULL def and help (optional outputs)");
+    co_param_info pi;
+    EXPECT_NONE(co_variant_param(NULL, "tiled", 0, &pi), "co_variant_param workload");
+    EXPECT_NONE(co_variant_param("gemm", "nope", 0, &pi), "co_variant_param: unknown variant 'nope'");
+    EXPECT_NONE(co_variant_param("gemm", NULL, 0, &pi), "co_variant_param: NULL variant");
+    EXPECT_NONE(co_variant_param("gemm", "tiled", 9999, &pi), "co_variant_param index");
+    check(co_variant_param("gemm", "tiled", 0, NULL) != NULL,
+          "co_variant_param takes a NULL info (optional output)");
+    check(co_variant_param("gemm", "tiled", 0, &pi) && !strcmp(pi.name, "TS") && pi.def == 16 &&
+              pi.min == 1 && pi.max == 512 && pi.def_gpu == 16 && pi.help[0],
+          "co_variant_param: gemm tiled's TS, its default, range and help");
     EXPECT_NONE(co_workload_anchor(NULL, "c"), "co_workload_anchor workload");
     EXPECT_NONE(co_workload_anchor("gemm", NULL), "co_workload_anchor backend");
     EXPECT_NONE(co_workload_anchor("gemm", "metal"), "co_workload_anchor unknown backend 'metal'");

@@ -33,7 +33,7 @@ seventeen_opts="$(printf -- '--m 1 %.0s' $(seq 17))"
 has_opencl=0
 "$CO" devices --json 2>/dev/null | grep -q '"spec": "opencl:0"' && has_opencl=1
 no_cuda=0
-"$CO" devices --json 2>/dev/null | grep -q '"name": "cuda", "available": false' && no_cuda=1
+"$CO" devices --json 2>/dev/null | python3 -c 'import json,sys; assert [b for b in json.load(sys.stdin)["backends"] if b["name"] == "cuda" and not b["available"]]' 2>/dev/null && no_cuda=1
 
 check() {
     guard=$1 code=$2 pattern=$3
@@ -64,22 +64,23 @@ done <<'CASES'
 - 2 "unexpected argument .extra.: devices takes only --json" devices extra
 - 2 "devices does not take --reps: devices takes only --json" devices --reps 3
 - 2 "unknown option .-j." devices -j
-- 2 "list does not take --json: list takes no options" list --json
-- 2 "list does not take --variant: list takes no options" list --variant c
-- 2 "unexpected argument .gemm.: list takes no options" list gemm
-- 2 "unknown option .--bogus.: peak takes only --device SPEC, --json and --force" peak --bogus
+- 2 "list does not take --json: list takes only a WORKLOAD" list --json
+- 2 "list does not take --variant: list takes only a WORKLOAD" list --variant c
+- 2 "unexpected argument .extra.: list takes only a WORKLOAD" list gemm extra
+- 2 "unknown workload .nope." list nope
+- 2 "unknown option .--bogus.: peak takes only --device SPEC, --json, --force and -o FILE" peak --bogus
 - 2 "option --device needs a value" peak --device
 - 2 "unknown device .gpu9.: use all, c, omp, opencl, opencl:N, opencl:cpu, " peak --device gpu9
 - 2 "empty device spec" peak --device ""
 - 2 "device spec .c,,omp. has an empty term: use SPEC\[,SPEC\.\.\.\]" peak --device c,,omp
-- 2 "peak does not take --csv: peak takes only --device SPEC, --json and --force" peak --csv
-- 2 "peak does not take --set: peak takes only --device SPEC, --json and --force" peak --set m=1
-- 2 "peak does not take --quick: peak takes only --device SPEC, --json and --force" peak --quick
-- 2 "peak does not take --no-verify: peak takes only --device SPEC, --json and --force" peak --no-verify
+- 2 "peak does not take --csv: peak takes only --device SPEC, --json, --force and -o FILE" peak --csv
+- 2 "peak does not take --set: peak takes only --device SPEC, --json, --force and -o FILE" peak --set m=1
+- 2 "peak does not take --quick: peak takes only --device SPEC, --json, --force and -o FILE" peak --quick
+- 2 "peak does not take --no-verify: peak takes only --device SPEC, --json, --force and -o FILE" peak --no-verify
 - 2 "option --json takes no value, got .--json=yes." peak --json=yes
-- 2 "peak does not take --param: peak takes only --device SPEC, --json and --force" peak --param TS=4
-- 2 "peak does not take --local: peak takes only --device SPEC, --json and --force" peak --local 8
-- 2 "unexpected argument .gemm.: peak takes only --device SPEC, --json and --force" peak gemm
+- 2 "peak does not take --param: peak takes only --device SPEC, --json, --force and -o FILE" peak --param TS=4
+- 2 "peak does not take --local: peak takes only --device SPEC, --json, --force and -o FILE" peak --local 8
+- 2 "unexpected argument .gemm.: peak takes only --device SPEC, --json, --force and -o FILE" peak gemm
 - 2 "run takes one WORKLOAD \(e\.g\. .coalesce run gemm.\), got none" run
 - 2 "run takes one WORKLOAD \(e\.g\. .coalesce run gemm.\), got several" run gemm copy
 - 2 "unknown workload .gemv. \(use gemm" run gemv
@@ -279,9 +280,9 @@ nocuda 3 "device .cuda. is unavailable: " bench gemm --device cuda
 - 2 "--local must be X, XxY or XxYxZ with integers in \[1, 1048576\], got .0." bench gemm --device c --m 4 --local 0
 - 2 "--size lists at most 32 sizes" bench gemm --device c --size 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33
 - 2 "unknown variant .. \(see .coalesce list.\)" bench gemm --device c --variant ,
-- 2 "unknown command .frobnicate.: use devices, list, run, bench, peak or il" frobnicate
-- 2 "unknown command .--bogus.: use devices, list, run, bench, peak or il" --bogus
-- 2 "unknown command .-h2.: use devices, list, run, bench, peak or il" -h2
+- 2 "unknown command .frobnicate.: use devices, list, run, bench, peak, il, compare, report or help" frobnicate
+- 2 "unknown command .--bogus.: use devices, list, run, bench, peak, il, compare, report or help" --bogus
+- 2 "unknown command .-h2.: use devices, list, run, bench, peak, il, compare, report or help" -h2
 cl 2 "unknown parameter .TX. for variant .tiled. \(it takes TS\)" run gemm --device opencl --variant tiled --param TX=4
 cl 2 "parameter TS must be an integer, got .big." run gemm --device opencl --variant tiled --param TS=big
 cl 2 "parameter TS=0 is out of range \[1, 512\] \(tile edge: work-groups of TS " run gemm --device opencl --variant tiled --param TS=0
@@ -338,7 +339,7 @@ cl 3 "nothing ran: no selected variant runs on the selected devices here" bench 
 - 2 "unknown device .c:-1.: use all" run gemm --device c:-1
 - 2 "unknown device .gpu9.: use all" run gemm --device c,gpu9
 - 2 "unknown option .--bogus.: devices takes only --json" devices --bogus
-- 2 "unknown option .--bogus.: list takes no options" list --bogus
+- 2 "unknown option .--bogus.: list takes only a WORKLOAD" list --bogus
 - 2 "devices does not take --device: devices takes only --json" devices --device c
 - 2 "option --reps needs a value" run gemm --device c --reps --seed 3
 - 2 "unknown option .--zz. for gemm \(it takes size, m, n, k\)" bench gemm --device c --variant c --m 8 --n 8 --k "$long" --zz 1

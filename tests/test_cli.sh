@@ -39,8 +39,8 @@ has_opencl=0
 "$CO" devices --json | grep -q '"spec": "opencl:0"' && has_opencl=1
 
 # Usage errors: exit 2, one line naming what was wrong and what is allowed.
-expect 2 "no command given: use devices, list, run, bench, peak or il"
-expect 2 "unknown command 'frobnicate'.*devices, list, run, bench, peak or il" frobnicate
+expect 2 "no command given: use devices, list, run, bench, peak, il, compare, report or help"
+expect 2 "unknown command 'frobnicate'.*devices, list, run, bench, peak, il, compare, report or help" frobnicate
 expect 2 "run takes one WORKLOAD" run
 expect 2 "unknown workload 'gemv' \(use gemm" run gemv
 expect 2 "unknown option '--bogus' for gemm \(it takes size, m, n, k\)" run gemm --bogus 3
@@ -75,16 +75,16 @@ expect 2 "the value of --k has 4001 characters, over the 4000" run gemm --device
 expect 2 "device spec of 300 characters is over the 255" run gemm --device "$(printf 'c%.0s' $(seq 300))"
 # A device named twice is selected once (it said "unknown device 'c'").
 "$CO" run gemm --device c,c --size 4 --reps 1 --json >"$tmp/cc.json" 2>"$tmp/cc.err" &&
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert isinstance(r, dict) and r["device"] == "c"' "$tmp/cc.json" &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r["results"]) == 1 and r["results"][0]["device"]["spec"] == "c"' "$tmp/cc.json" &&
     pass=$((pass + 1)) || { echo "FAIL --device c,c: $(cat "$tmp/cc.err")"; fail=$((fail + 1)); }
 expect 0 "" run gemm --device c,omp,c --size 4 --reps 1
 # Unknown options are unknown for every command ("--bogus needs a value" before).
-expect 2 "unknown option '--bogus': peak takes only --device SPEC, --json and --force" peak --bogus
+expect 2 "unknown option '--bogus': peak takes only --device SPEC, --json, --force and -o FILE" peak --bogus
 expect 2 "unknown option '--bogus': devices takes only --json" devices --bogus
-expect 2 "unknown option '--bogus': list takes no options" list --bogus
-expect 2 "peak does not take --reps: peak takes only --device SPEC, --json and --force" peak --reps 3
+expect 2 "unknown option '--bogus': list takes only a WORKLOAD" list --bogus
+expect 2 "peak does not take --reps: peak takes only --device SPEC, --json, --force and -o FILE" peak --reps 3
 expect 2 "devices does not take --device: devices takes only --json" devices --device c
-expect 2 "list does not take --json: list takes no options" list --json
+expect 2 "list does not take --json: list takes only a WORKLOAD" list --json
 expect 2 "unknown option '--bogus' for gemm" run gemm --bogus
 # The whole uint64 range of --seed; one past it is refused.
 expect 0 "" run gemm --device c --size 4 --reps 1 --seed 18446744073709551615
@@ -129,7 +129,7 @@ if [ $has_opencl = 1 ]; then
     expect 2 "parameter TS must be an integer, got 'big'" run gemm --device opencl --variant tiled --param TS=big
     expect 2 "parameter TS=0 is out of range" run gemm --device opencl --variant tiled --param TS=0
     expect 2 "wpt needs TS divisible by WPT" run gemm --device opencl --variant wpt --param TS=32 --param WPT=5
-    max_wg=$("$CO" devices --json | python3 -c 'import json,sys; d=[x for x in json.load(sys.stdin)["devices"] if x["spec"]=="opencl:0"][0]; print(d["max_work_group_size"])')
+    max_wg=$("$CO" devices --json | python3 -c 'import json,sys; d=[x for x in json.load(sys.stdin)["results"] if x["spec"]=="opencl:0"][0]; print(d["max_work_group_size"])')
     expect 1 "work-group 128x128 = 16384 work-items is over the device's maximum work-group size $max_wg" run gemm --device opencl --variant tiled --param TS=128 --size 64
     expect 1 "insufficient local resources: the kernel needs [0-9]+ bytes of local memory, over the device's [0-9]+ \(local_mem_bytes" run gemm --device opencl --variant wpt --param TS=512 --param WPT=512 --size 64
     expect 1 "over the device's maximum (work-group size|work-item size)" run gemm --device opencl --variant naive --local 8192x1 --size 64
@@ -153,7 +153,7 @@ if [ $has_opencl = 1 ]; then
         "$(dirname "$0")/../kernels/gemm.cl" >"$tmp/k/gemm.cl"
     COALESCE_KERNEL_DIR="$tmp/k" expect 1 "gemm/naive on opencl:0: error .* is over the tolerance" run gemm --device opencl --variant naive --size 40
 fi
-if "$CO" devices --json | grep -q '"name": "cuda", "available": false'; then
+if "$CO" devices --json | python3 -c 'import json,sys; assert [b for b in json.load(sys.stdin)["backends"] if b["name"] == "cuda" and not b["available"]]' 2>/dev/null; then
     expect 3 "device 'cuda' is unavailable: " run gemm --device cuda
 fi
 
@@ -164,19 +164,18 @@ expect 0 "" --help
     echo "FAIL devices --json is not JSON"; fail=$((fail + 1)); }
 "$CO" run gemm --device c --m 7 --n 5 --k 3 --json --seed 3 >"$tmp/run.json" && python3 - "$tmp/run.json" <<'PY' && pass=$((pass + 1)) || { echo "FAIL run --json fields"; fail=$((fail + 1)); }
 import json, sys
-r = json.load(open(sys.argv[1]))
-for key in ["workload", "variant", "device", "m", "n", "k", "verified", "error", "median_ms",
-            "kernel_ms", "total_ms", "gflops"]:
+r = json.load(open(sys.argv[1]))["results"][0]  # docs/results-format.md
+for key in ["workload", "variant", "device", "sizes", "verified", "error", "times_ms", "rates"]:
     assert key in r, key
-assert r["workload"] == "gemm" and r["variant"] == "c" and r["device"] == "c"
-assert (r["m"], r["n"], r["k"]) == (7, 5, 3) and r["verified"] is True
-assert r["error"] <= r["tolerance"] and r["median_ms"] > 0 and r["gflops"] > 0
+assert r["workload"] == "gemm" and r["variant"] == "c" and r["device"]["spec"] == "c"
+assert r["sizes"] == {"m": 7, "n": 5, "k": 3} and r["verified"] is True
+assert r["error"] <= r["tolerance"] and r["times_ms"]["median"] > 0 and r["rates"]["gflops"]["value"] > 0
 PY
 "$CO" bench gemm --device c,omp --size 33,17 >"$tmp/bench.txt" 2>/dev/null &&
     [ "$(grep -c ' ok ' "$tmp/bench.txt")" -ge 5 ] && grep -q "size=33\|m=33" "$tmp/bench.txt" &&
     pass=$((pass + 1)) || { echo "FAIL bench table"; cat "$tmp/bench.txt"; fail=$((fail + 1)); }
 "$CO" bench gemm --device c --csv --set "m=9 n=8 k=7" >"$tmp/bench.csv" &&
-    head -1 "$tmp/bench.csv" | grep -q "^workload,sizes,device" && grep -q "m=9 n=8 k=7" "$tmp/bench.csv" &&
+    head -1 "$tmp/bench.csv" | grep -q "^workload,variant,device,device_name,backend,sizes" && grep -q "m=9 n=8 k=7" "$tmp/bench.csv" &&
     pass=$((pass + 1)) || { echo "FAIL bench csv"; fail=$((fail + 1)); }
 
 # raytrace: its options, its images, its limits, and a wrong kernel caught.
@@ -227,7 +226,7 @@ for ch in 4 3 1; do
     for d in $gray_devices; do
         rm -f "$tmp/out.png"
         "$CO" run grayscale --device $d --input "$tmp/in$ch.png" --output "$tmp/out.png" --json \
-            >"$tmp/gray.json" && grep -q '"width": 61, "height": 37' "$tmp/gray.json" &&
+            >"$tmp/gray.json" && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["results"][0]["sizes"]; assert (s["width"], s["height"]) == (61, 37), s' "$tmp/gray.json" &&
             python3 "$png" check "$tmp/in$ch.png" "$tmp/out.png" && pass=$((pass + 1)) || {
             echo "FAIL grayscale PNG round trip, $ch channels, on $d"; fail=$((fail + 1)); }
     done
@@ -265,9 +264,9 @@ for d in $peak_devices; do
     "$CO" peak --device $d --json >"$tmp/peak.json" 2>"$tmp/peak.err" &&
         python3 - "$tmp/peak.json" $d <<'PY' && pass=$((pass + 1)) || { echo "FAIL peak --device $d: $(cat "$tmp/peak.json" "$tmp/peak.err")"; fail=$((fail + 1)); }
 import json, sys
-p, dev = json.load(open(sys.argv[1])), sys.argv[2]
+p, dev = json.load(open(sys.argv[1]))["results"][0], sys.argv[2]
 host = dev in ("c", "omp")
-assert p["status"] == "ok" and p["device"].startswith(dev), p
+assert p["status"] == "ok" and p["device"]["spec"].startswith(dev), p
 def within(key, lo, hi, may_be_null=False):
     v = p[key]
     assert (v is None and may_be_null) or (v is not None and lo <= v <= hi), (key, v)
@@ -293,10 +292,10 @@ PY
 "$CO" run gemm --device c --size 24 --json >"$tmp/frac.json" 2>"$tmp/frac.err" &&
     ! grep -q "measured the ceilings" "$tmp/frac.err" && python3 - "$tmp/frac.json" <<'PY' && pass=$((pass + 1)) || { echo "FAIL run gemm fraction (kept ceiling): $(cat "$tmp/frac.err")"; fail=$((fail + 1)); }
 import json, sys
-r = json.load(open(sys.argv[1]))
-assert r["ceiling_name"] == "fma32" and r["ceiling"] > 0, r
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["ceiling"]["name"] == "fma32" and r["ceiling"]["value"] > 0, r
 assert 0 < r["fraction"] <= 1.5, r["fraction"]
-assert abs(r["fraction"] - r["gflops"] / r["ceiling"]) < 1e-3 * r["fraction"], r
+assert abs(r["fraction"] - r["rates"]["gflops"]["value"] / r["ceiling"]["value"]) < 1e-3 * r["fraction"], r
 PY
 # Corrupt: garbage, a truncated entry, and c's entry with a negative figure.
 python3 - "$COALESCE_CACHE_DIR/peak.json" <<'PY'
@@ -314,8 +313,8 @@ PY
     grep -q "measured the ceilings of c first" "$tmp/frac.err" &&
     python3 - "$tmp/frac.json" "$COALESCE_CACHE_DIR/peak.json" <<'PY' && pass=$((pass + 1)) || { echo "FAIL corrupt peak cache: $(cat "$tmp/frac.err")"; fail=$((fail + 1)); }
 import json, sys
-r = json.load(open(sys.argv[1]))
-assert 0 < r["fraction"] <= 1.5 and r["ceiling_name"] == "fma32", r
+r = json.load(open(sys.argv[1]))["results"][0]
+assert 0 < r["fraction"] <= 1.5 and r["ceiling"]["name"] == "fma32", r
 entries = json.load(open(sys.argv[2]))["devices"]  # valid JSON again
 assert [e for e in entries if e["key"].startswith("c|") and e["copy_gbps"] > 0], entries
 PY
@@ -338,9 +337,10 @@ expect 1 "cannot read image '$tmp/none.png'" run boxfilter --device c --input "$
 "$CO" run boxfilter --device c --width 9 --height 4 --radius 2 --border zero --format rgba8 --json >"$tmp/box.json" &&
     python3 - "$tmp/box.json" <<'PY' && pass=$((pass + 1)) || { echo "FAIL boxfilter --json fields"; fail=$((fail + 1)); }
 import json, sys
-r = json.load(open(sys.argv[1]))
-assert (r["width"], r["height"], r["radius"], r["border"], r["format"]) == (9, 4, 2, "zero", "rgba8")
-assert r["verified"] is True and r["error"] <= r["tolerance"] == 0.5 and r["gbps"] > 0
+r = json.load(open(sys.argv[1]))["results"][0]
+s = r["sizes"]
+assert (s["width"], s["height"], s["radius"], s["border"], s["format"]) == (9, 4, 2, "zero", "rgba8")
+assert r["verified"] is True and r["error"] <= r["tolerance"] == 0.5 and r["rates"]["gbps"]["value"] > 0
 PY
 if [ $has_opencl = 1 ]; then
     # A window sum off by 1e-4 (over float32's 1e-5) and an unwritten last row must fail.
@@ -401,7 +401,7 @@ expect 3 "c over 1000000 balls x 10 steps .* use the grid variant" run collider 
     --output "$tmp/state.csv" --frames "$tmp/frames" --every 5 --image "$tmp/last.png" --json >"$tmp/col.json" &&
     [ "$(head -1 "$tmp/state.csv")" = "x,y,vx,vy,r,m" ] && [ "$(wc -l <"$tmp/state.csv")" -eq 51 ] &&
     [ -s "$tmp/frames/frame_000005.png" ] && [ -s "$tmp/frames/frame_000010.png" ] && [ -s "$tmp/last.png" ] &&
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["balls"]==50 and r["steps"]==10 and r["verified"]' "$tmp/col.json" &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["sizes"]["balls"]==50 and r["sizes"]["steps"]==10 and r["verified"]' "$tmp/col.json" &&
     pass=$((pass + 1)) || { echo "FAIL collider --output/--frames/--image"; fail=$((fail + 1)); }
 # --steps 0 writes the initial state: the same for every variant and device.
 "$CO" run collider --device c --variant c --balls 30 --width 20 --height 20 --steps 0 --output "$tmp/s0a.csv" >/dev/null &&

@@ -42,7 +42,7 @@ count() { grep -cE "$1" "$2"; }
 figures() {
     python3 - "$1" "$2" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1]))["results"][0]
 seen = {}
 for k in r["kernels"]:
     n = seen[k["entry"]] = seen.get(k["entry"], 0) + 1
@@ -154,7 +154,7 @@ if "$CO" devices 2>/dev/null | grep -q "Portable Computing Language"; then
     expect 0 "" copy --device opencl:cpu --variant vec4 --n 4096 --output "$tmp/pocl" --json
     wg="$tmp/pocl/vec4-copy_vec4.ll"
     v4=$(grep -cE '= load <(4|8|16) x |store <(4|8|16) x |@llvm\.masked\.(load|store)\.v(4|8|16)' "$wg")
-    got=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['kernels'][0]['mix']; print(m['ld_global'][2]+m['st_global'][2])" "$tmp/out")
+    got=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['results'][0]['kernels'][0]['mix']; print(m['ld_global'][2]+m['st_global'][2])" "$tmp/out")
     [ "$v4" -gt 0 ] && [ "$v4" = "$got" ] && ok || bad "PoCL wg: $got 4-wide in the summary, $v4 by grep in $wg"
     grep -q "^define .*@_pocl_kernel_copy_vec4(" "$wg" && ok || bad "PoCL wg text lacks the kernel"
     expect 0 "" copy --device opencl:cpu --variant vec4 --n 4096 --format asm

@@ -81,7 +81,8 @@ check("coalesce: interrupted" in out and "Sanitizer" not in out, "bench: message
 
 # --json on a terminal: no progress line; what finished is still JSON.
 code, out = on_tty(LONG[0][0] + ["--json"], 1.5)
-check(code == 130 and "ETA" not in out and out.lstrip().startswith("[]"),
+check(code == 130 and "ETA" not in out and out.lstrip().startswith("{")
+      and '"results": []' in out,
       f"--json on a terminal: no progress, exit 130 ({code})", out)
 
 # Piped (not a terminal): nothing but the result, and SIGINT still stops it.

@@ -19,16 +19,16 @@ no() { echo "FAIL $*"; fail=$((fail + 1)); }
 "$CO" peak --device c --json >"$tmp/p1.json" 2>"$tmp/p1.err" &&
     python3 - "$tmp/p1.json" <<'PY' && ok || no "peak --json levels: $(cat "$tmp/p1.json" "$tmp/p1.err")"
 import json, sys, time
-p = json.load(open(sys.argv[1]))
+p = json.load(open(sys.argv[1]))["results"][0]  # docs/results-format.md
 lv = p["levels"]
-assert len(lv) >= 2 and lv[-1]["name"] == "DRAM" and lv[-1]["fits_bytes"] == 0, lv
+assert len(lv) >= 2 and lv[-1]["name"] == "DRAM" and lv[-1]["fits_bytes"] is None, lv
 assert all(0 < a["fits_bytes"] < b["fits_bytes"] for a, b in zip(lv[:-2], lv[1:-1])), lv
 for a, b in zip(lv, lv[1:]):  # a cache streams at least as fast as what is past it
     assert all(a[k] >= b[k] for k in ("copy_gbps", "read_gbps", "write_gbps")), (a, b)
 assert all(l[k] >= 0 for l in lv for k in ("copy_spread", "read_spread", "write_spread")), lv
 assert p["copy_gbps"] == lv[-1]["copy_gbps"], p  # the device's figures are DRAM's
 assert p["stored"] is True and not p["kept_older"] and "store_error" not in p, p
-assert abs(p["measured"] - time.time()) < 600 and p["measured_at"].endswith("UTC"), p
+assert abs(p["measured"] - time.time()) < 600 and p["measured_at"].endswith("Z"), p
 PY
 "$CO" peak --device c >"$tmp/p1.txt" 2>&1 &&
     grep -Eq "^  DRAM +copy [0-9.]+ GB/s" "$tmp/p1.txt" && grep -Eq "^  (L2|LLC) \(<= " "$tmp/p1.txt" &&
@@ -64,9 +64,9 @@ cp "$COALESCE_CACHE_DIR/peak.json" "$tmp/kept.json"
     cmp -s "$COALESCE_CACHE_DIR/peak.json" "$tmp/kept.json" &&
     python3 - "$tmp/p2.json" <<'PY' && ok || no "a much lower measurement replaced the kept one: $(cat "$tmp/p2.err" "$tmp/p2.json")"
 import json, sys
-p = json.load(open(sys.argv[1]))
+p = json.load(open(sys.argv[1]))["results"][0]
 assert p["kept_older"] is True and p["copy_gbps"] == 1000 and p["measured"] == 1700000000, p
-assert p["measured_at"] == "2023-11-14 22:13 UTC" and p["stored"] is True, p
+assert p["measured_at"] == "2023-11-14T22:13:20Z" and p["stored"] is True, p
 assert [l["name"] for l in p["levels"]] == ["L2", "LLC", "DRAM"], p
 PY
 
@@ -77,15 +77,16 @@ for case in "32768 L2 3000" "1048576 LLC 2000" "4194304 DRAM 1000"; do
     "$CO" run copy --device c --n "$1" --reps 1 --json >"$tmp/r.json" 2>"$tmp/r.err" &&
         python3 - "$tmp/r.json" "$2" "$3" <<'PY' && ok || no "run copy --n $1: held to $2: $(cat "$tmp/r.err" "$tmp/r.json")"
 import json, sys
-r, level, ceiling = json.load(open(sys.argv[1])), sys.argv[2], float(sys.argv[3])
-assert r["ceiling_level"] == level and r["ceiling_name"] == f"copy ({level})", r
-assert r["ceiling"] == ceiling and r["ceiling_spread"] == 0.01, r
-assert abs(r["fraction"] - r["gbps"] / r["ceiling"]) < 1e-6 * r["fraction"], r
-assert r["ceiling_measured_at"] == "2023-11-14 22:13 UTC" and "ceiling_note" not in r, r
+r, level, ceiling = json.load(open(sys.argv[1]))["results"][0], sys.argv[2], float(sys.argv[3])
+c = r["ceiling"]
+assert c["level"] == level and c["name"] == f"copy ({level})", r
+assert c["value"] == ceiling and c["spread"] == 0.01, r
+assert abs(r["fraction"] - r["rates"]["gbps"]["value"] / c["value"]) < 1e-6 * r["fraction"], r
+assert c["measured_at"] == "2023-11-14T22:13:20Z" and c["note"] is None, r
 PY
 done
 "$CO" run reduce --device c --n 65536 --reps 1 --json >"$tmp/r.json" 2>/dev/null &&
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["ceiling_name"] == "read (L2)" and r["ceiling"] == 3001, r' "$tmp/r.json" &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["ceiling"]["name"] == "read (L2)" and r["ceiling"]["value"] == 3001, r' "$tmp/r.json" &&
     ok || no "reduce: held to read (L2): $(cat "$tmp/r.json")"
 "$CO" bench copy --device c --variant c --set "n=32768" >"$tmp/b.txt" 2>&1 &&
     grep -Eq "of peak +ceiling" "$tmp/b.txt" && grep -Eq " [0-9.]+% +copy \(L2\) " "$tmp/b.txt" &&
@@ -97,7 +98,7 @@ sed 's/"level2_copy_gbps": 1000/"level2_copy_gbps": 0.001/' "$tmp/kept.json" >"$
     grep -Eq " [0-9.]+%\* +copy \(DRAM\) " "$tmp/b.txt" && grep -q "^  \* over the ceiling" "$tmp/b.txt" &&
     ok || no "a row over its ceiling without a reason: $(cat "$tmp/b.txt")"
 "$CO" run copy --device c --n 4194304 --reps 1 --json >"$tmp/r.json" 2>/dev/null &&
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["fraction"] > 1.05 and "coalesce peak --force" in r["ceiling_note"], r' "$tmp/r.json" &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["fraction"] > 1.05 and "coalesce peak --force" in r["ceiling"]["note"], r' "$tmp/r.json" &&
     ok || no "ceiling_note in JSON: $(cat "$tmp/r.json")"
 
 # --force replaces the kept figures.
@@ -106,7 +107,7 @@ cp "$tmp/kept.json" "$COALESCE_CACHE_DIR/peak.json"
     ! grep -q "kept the ceilings" "$tmp/p3.err" &&
     python3 - "$tmp/p3.json" "$COALESCE_CACHE_DIR/peak.json" <<'PY' && ok || no "--force: $(cat "$tmp/p3.err" "$tmp/p3.json")"
 import json, sys
-p, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["devices"][0]
+p, f = json.load(open(sys.argv[1]))["results"][0], json.load(open(sys.argv[2]))["devices"][0]
 assert not p["kept_older"] and p["copy_gbps"] < 1000 and p["measured"] > 1700000000, p
 assert f["copy_gbps"] == round(p["copy_gbps"], 4) or abs(f["copy_gbps"] - p["copy_gbps"]) < 1e-6 * p["copy_gbps"], (f, p)
 PY
@@ -121,7 +122,7 @@ COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" peak --device c >"$tmp/n.txt" 2>"$t
 mkdir -p "$tmp/dir/peak.json"
 COALESCE_CACHE_DIR="$tmp/dir" "$CO" peak --device c --json >"$tmp/n.json" 2>"$tmp/n.err" &&
     grep -q "^coalesce: the ceilings could not be kept (cannot write $tmp/dir/peak.json: Is a directory)" "$tmp/n.err" &&
-    python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["stored"] is False and "Is a directory" in p["store_error"], p' "$tmp/n.json" &&
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["results"][0]; assert p["stored"] is False and "Is a directory" in p["store_error"], p' "$tmp/n.json" &&
     ok || no "peak.json a directory: $(cat "$tmp/n.json" "$tmp/n.err")"
 COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" run copy --device c --n 1024 --reps 1 >/dev/null 2>"$tmp/n.err" &&
     grep -q "measured the ceilings of c first (not kept: cannot write /proc/coalesce-nope/peak.json: No such file or directory)" "$tmp/n.err" &&

@@ -19,6 +19,8 @@
 #include "coalesce.h"
 #include "il_cmd.h"
 #include "report.h"
+#include "results.h"
+#include "tools.h"
 
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
 enum {
@@ -49,7 +51,8 @@ typedef struct cli {
     size_t local[3];
     unsigned reps, warmup;
     uint64_t seed;
-    bool json, csv, quick, no_verify, force;
+    bool json, csv, quick, no_verify, force, help;
+    const char *out; /* -o FILE: the JSON document, rewritten as results come in */
 } cli;
 
 static const char usage[] =
@@ -64,6 +67,12 @@ static const char usage[] =
     "                               much lower ones (a busy machine) unless --force\n"
     "  il WORKLOAD [options]        what the compiler made of a variant's kernels: PTX, SASS,\n"
     "                               PoCL's IR; resources, instruction mix (coalesce il --help)\n"
+    "  compare A.json B.json        two result files side by side: each ratio, changes beyond\n"
+    "                               the runs' own spread flagged\n"
+    "  report FILE.json... -o F.html  one self-contained HTML page: rooflines, variant\n"
+    "                               ladders, CPU-vs-GPU speedups, pictures\n"
+    "  help COMMAND                 a command's options (also: coalesce COMMAND --help)\n"
+    "  list [WORKLOAD]              (with WORKLOAD: every option and every tunable)\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N,\n"
     "                    vulkan, vulkan:N, all,\n"
@@ -74,7 +83,9 @@ static const char usage[] =
     "  --local XxY[xZ]   work-group shape, for variants that take one\n"
     "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
     "  --seed S          inputs are random from this seed, 0 to 2^64-1 (default 1)\n"
-    "  --json | --csv    machine-readable output\n"
+    "  --json | --csv    machine-readable output (docs/results-format.md)\n"
+    "  -o FILE           run, bench, peak: the JSON document to FILE, rewritten as each result\n"
+    "                    ends (an interrupted bench keeps its rows); the table still printed\n"
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
@@ -147,6 +158,7 @@ static bool parse_local(const char *s, size_t local[3]) {
 
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16 };
+#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
 #define CMD_WORK (CMD_RUN | CMD_BENCH) /* these take workload options too */
 static const struct command {
     const char *name;
@@ -154,11 +166,68 @@ static const struct command {
     const char *takes;
 } commands[] = {
     {"devices", CMD_DEVICES, "devices takes only --json"},
-    {"list", CMD_LIST, "list takes no options"},
+    {"list", CMD_LIST, "list takes only a WORKLOAD"},
     {"run", CMD_RUN, "--set and --quick are for bench"},
     {"bench", CMD_BENCH, ""},
-    {"peak", CMD_PEAK, "peak takes only --device SPEC, --json and --force"},
+    {"peak", CMD_PEAK, "peak takes only --device SPEC, --json, --force and -o FILE"},
 };
+
+/* coalesce help COMMAND, coalesce COMMAND --help. */
+static const struct { const char *name, *text; } helps[] = {
+    {"devices", "usage: coalesce devices [--json]\n"
+                "Every device with its limits (compute units, work-group, local, cache and global\n"
+                "memory), and each backend that is unavailable with the reason.\n"
+                "  --json   one document (docs/results-format.md): a result per device, and\n"
+                "           \"backends\" with their availability\n"},
+    {"list", "usage: coalesce list [WORKLOAD]\n"
+             "Workloads with their options and variants. With WORKLOAD: every option with its\n"
+             "help and default, and every variant with its tunables (range, default on CPUs and\n"
+             "on GPUs).\n"},
+    {"run", "usage: coalesce run WORKLOAD [--device SPEC] [--variant V] [--param NAME=V]...\n"
+            "                    [--local XxY[xZ]] [--reps N] [--warmup N] [--seed S]\n"
+            "                    [--no-verify] [--json | --csv] [-o FILE] [workload options]\n"
+            "One variant (the device's default unless --variant) on each selected device,\n"
+            "verified against the reference and timed. Workload options: 'coalesce list\n"
+            "WORKLOAD'. --device default: opencl, else omp.\n"
+            "  -o FILE  the JSON document to FILE as well (the text still printed)\n"},
+    {"bench", "usage: coalesce bench [WORKLOAD...] [--device SPEC] [--variant V[,V]] [--quick]\n"
+              "                      [--set \"K=V ...\"]... [--reps N] [--json | --csv] [-o FILE]\n"
+              "Every variant (or those of --variant) of each workload (default: all) on every\n"
+              "selected device (default: all), at the workload's bench sizes (--quick: the small\n"
+              "ones; --set or workload options: your own), a row printed as each ends, then the\n"
+              "fastest variant per device. The columns: README, 'Reading the table'.\n"
+              "  -o FILE  the JSON document to FILE, rewritten after each row (an interrupted\n"
+              "           bench keeps the rows it finished)\n"},
+    {"peak", "usage: coalesce peak [--device SPEC] [--json] [--force] [-o FILE]\n"
+             "Measure each device's ceilings: streaming bandwidth (copy, read, write) of each\n"
+             "memory level, FMA throughput, launch time, host<->device transfers. Kept in the\n"
+             "cache directory for run and bench's fractions; kept figures are not replaced by\n"
+             "much lower ones (a busy machine) unless --force.\n"},
+    {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
+                "Matches the results of two files (workload, variant, device, sizes) and prints\n"
+                "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
+                "spread ((median - min) / median of each, at least --threshold, default 0.02).\n"
+                "Exit 0; 1 if a file cannot be read.\n"},
+    {"report", "usage: coalesce report FILE.json... -o REPORT.html [--image PNG]...\n"
+               "One self-contained HTML page (no network) from result files (run, bench, peak):\n"
+               "per device a roofline, each workload's variant ladder with each step's speedup,\n"
+               "CPU-vs-GPU speedups, the box filter's time against radius, the anchors side by\n"
+               "side, and the pictures given with --image (PNG, embedded).\n"},
+};
+
+int coalesce_help(const char *name) {
+    if (!strcmp(name, "il")) {
+        char arg[] = "--help", *argv[] = {arg, NULL};
+        return coalesce_il(1, argv);
+    }
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++)
+        if (!strcmp(helps[i].name, name)) {
+            fputs(helps[i].text, stdout);
+            return EXIT_OK;
+        }
+    return usage_error("no help for '%s': use devices, list, run, bench, peak, il, compare or "
+                       "report", name);
+}
 
 /* The tool's own options and the commands that take each. Any other
  * --NAME is a workload option: run and bench take those, the others none. */
@@ -240,11 +309,26 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
     c->seed = 1;
     c->warmup = 1;
     bool work = cmd->bit & CMD_WORK;
+    for (int i = 0; i < argc; i++) /* --help wins over everything else on the line */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            c->help = true;
+            return 0;
+        }
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
+        if (!strcmp(arg, "-o")) {
+            if (!(cmd->bit & CMD_OUT))
+                return usage_error("%s does not take -o: only run, bench and peak write a result "
+                                   "file", cmd->name);
+            if (i + 1 >= argc || !argv[i + 1][0])
+                return usage_error("-o needs a FILE (the JSON document)");
+            c->out = argv[++i];
+            continue;
+        }
         if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
             if (arg[0] == '-' && arg[1]) return usage_error("unknown option '%s'", arg);
-            if (!work) return usage_error("unexpected argument '%s': %s", arg, cmd->takes);
+            if (!work && (cmd->bit != CMD_LIST || c->npositional))
+                return usage_error("unexpected argument '%s': %s", arg, cmd->takes);
             if (c->npositional == 16) return usage_error("too many arguments (at most 16)");
             c->positional[c->npositional++] = arg;
             continue;
@@ -509,6 +593,8 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
             snprintf(row->r.workload, sizeof row->r.workload, "%s", workload);
             snprintf(row->r.variant, sizeof row->r.variant, "%s", variant ? variant : "");
             snprintf(row->r.device, sizeof row->r.device, "%s", co_device_get(ctx, device)->spec);
+            snprintf(row->r.device_name, sizeof row->r.device_name, "%s",
+                     co_device_get(ctx, device)->name);
         }
     }
     return row->status;
@@ -541,20 +627,32 @@ static void print_summary(const co_context *ctx, const rows *all) {
     free(best.v);
 }
 
+/* The results of rows, as the document's "results" array. */
+static cJSON *rows_json(const co_context *ctx, const rows *all) {
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < all->n; i++) cJSON_AddItemToArray(a, results_row(ctx, &all->v[i]));
+    return a;
+}
+
+/* -o FILE: the rows so far, their ratios as known now. */
+static void save_rows(const co_context *ctx, rows *all, results_file *file) {
+    if (!file->doc) return;
+    compare(ctx, all);
+    results_file_set(file, rows_json(ctx, all));
+}
+
 /* The rows of finished runs: all but one that was interrupted. */
-static void print_rows(const co_context *ctx, rows *all, const cli *c, bool table) {
+static void print_rows(const co_context *ctx, rows *all, const cli *c, bool table,
+                       const char *command, const size_t *devices, size_t ndevices) {
     compare(ctx, all);
     if (c->json) {
-        bool many = all->n != 1;
-        fputs(many ? "[" : "", stdout);
-        for (size_t i = 0; i < all->n; i++) {
-            fputs(i ? ",\n " : "", stdout);
-            report_json_row(stdout, &all->v[i]);
-        }
-        fputs(many ? "]\n" : "\n", stdout);
+        cJSON *doc = results_doc(command, results_meta(ctx, devices, ndevices));
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "results", rows_json(ctx, all));
+        if (!results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
+        cJSON_Delete(doc);
     } else if (c->csv) {
-        report_csv_header(stdout);
-        for (size_t i = 0; i < all->n; i++) report_csv_row(stdout, &all->v[i]);
+        results_csv_header(stdout);
+        for (size_t i = 0; i < all->n; i++) results_csv_row(stdout, ctx, &all->v[i]);
     } else if (table) {
         if (all->n > 1) print_summary(ctx, all); /* the rows were printed as they ended */
     } else {
@@ -594,20 +692,25 @@ static int cmd_run(co_context *ctx, cli *c) {
     }
     int rc = select_devices(ctx, spec, idx, &n);
     if (rc) return rc;
+    results_file file;
+    if (!results_file_open(&file, c->out, "run", results_meta(ctx, idx, n))) return EXIT_FAILED;
     rows all = {0};
     co_status worst = CO_OK;
     char stopped[512] = "";
     for (size_t d = 0; d < n && !interrupted; d++) {
         co_status st = run_one(ctx, c, workload, c->variants, idx[d], c->opts, c->nopts, &all);
         if (stopped_here(&all, st, stopped, sizeof stopped)) break;
+        save_rows(ctx, &all, &file); /* a failed run's row too: the file says what happened */
         if (st != CO_OK && st != CO_ERR_VERIFY) {
             free(all.v);
+            results_file_close(&file);
             return fail(st); /* one clear line; nothing half-printed */
         }
         if (st) worst = st;
     }
+    results_file_close(&file);
     if (interrupted && !stopped[0]) snprintf(stopped, sizeof stopped, "interrupted (Ctrl-C)");
-    print_rows(ctx, &all, c, false); /* what finished */
+    print_rows(ctx, &all, c, false, "run", idx, n); /* what finished */
     for (size_t i = 0; i < all.n; i++)
         if (all.v[i].status == CO_ERR_VERIFY) fprintf(stderr, "coalesce: %s\n", all.v[i].error);
     free(all.v);
@@ -742,6 +845,8 @@ static int cmd_bench(co_context *ctx, cli *c) {
     size_t idx[MAX_DEVICES], n;
     int rc = select_devices(ctx, c->device ? c->device : "all", idx, &n);
     if (rc) return rc;
+    results_file file;
+    if (!results_file_open(&file, c->out, "bench", results_meta(ctx, idx, n))) return EXIT_FAILED;
     rows all = {0};
     co_status worst = CO_OK;
     bool any = false;
@@ -756,6 +861,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
             nsets = default_sets(ctx, idx, n, workloads[w], c->quick, sets, kinds, MAX_SETS);
         } else if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS, &nsets))) { /* checked in main */
             free(all.v);
+            results_file_close(&file);
             return rc;
         }
         for (size_t s = 0; s < nsets && !stopped[0]; s++) {
@@ -781,6 +887,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
                     any |= st != CO_ERR_UNSUPPORTED; /* a skip: nothing ran */
                     if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
                         free(all.v);
+                        results_file_close(&file);
                         return fail(st);
                     }
                     if (st && st != CO_ERR_UNSUPPORTED && st != CO_ERR_INTERRUPTED) worst = st;
@@ -789,18 +896,22 @@ static int cmd_bench(co_context *ctx, cli *c) {
                         report_stream_row(stdout, &stream, &all.v[all.n - 1]);
                         fflush(stdout);
                     }
-                    if (stopped_here(&all, st, stopped, sizeof stopped)) break;
+                    const bool stop = stopped_here(&all, st, stopped, sizeof stopped);
+                    if (st != CO_ERR_INTERRUPTED) save_rows(ctx, &all, &file);
+                    if (stop) break;
                 }
             }
         }
     }
+    results_file_close(&file);
     if (!any && !stopped[0]) {
+        if (c->json || c->csv) print_rows(ctx, &all, c, false, "bench", idx, n); /* why, per row */
         free(all.v);
         fprintf(stderr, "coalesce: nothing ran: no selected variant runs on the selected "
                         "devices here\n");
         return EXIT_SKIPPED;
     }
-    print_rows(ctx, &all, c, true);
+    print_rows(ctx, &all, c, true, "bench", idx, n);
     free(all.v);
     if (stopped[0]) {
         fprintf(stderr, "coalesce: %s\n", stopped);
@@ -813,32 +924,34 @@ static int cmd_peak(co_context *ctx, const cli *c) {
     size_t idx[MAX_DEVICES], n;
     int rc = select_devices(ctx, c->device ? c->device : "all", idx, &n);
     if (rc) return rc;
+    results_file file;
+    if (!results_file_open(&file, c->out, "peak", results_meta(ctx, idx, n))) return EXIT_FAILED;
+    cJSON *doc = c->json ? results_doc("peak", results_meta(ctx, idx, n)) : NULL;
     /* A device that fails is reported; the others are still measured. */
-    if (c->json && n != 1) fputs("[", stdout);
     char not_kept[300] = "";
     for (size_t d = 0; d < n; d++) {
         const co_device_info *info = co_device_get(ctx, idx[d]);
         if (!c->json) fprintf(stderr, "  measuring %s...\n", info->spec);
         co_peak p;
         co_status st = co_peak_measure_flags(ctx, idx[d], c->force ? CO_PEAK_FORCE : 0, &p);
-        if (c->json && d) fputs(",\n ", stdout);
         if (st) {
             fprintf(stderr, "coalesce: %s\n", co_last_error());
-            if (c->json) {
-                fputs("{\"device\": ", stdout);
-                report_json_string(stdout, info->spec);
-                fprintf(stdout, ", \"status\": \"%s\", \"message\": ", co_status_name(st));
-                report_json_string(stdout, co_last_error());
-                fputs("}", stdout);
-            }
+            if (doc)
+                cJSON_AddItemToArray(results_array(doc),
+                                     results_peak(NULL, info->spec, st, co_last_error()));
+            results_file_add(&file, results_peak(NULL, info->spec, st, co_last_error()));
             rc = 1;
             continue;
         }
         if (p.kept_older) fprintf(stderr, "coalesce: %s; --force replaces them\n", p.note);
         if (!p.stored) snprintf(not_kept, sizeof not_kept, "%s", p.store_error);
-        report_peak(stdout, &p, c->json);
+        if (doc) cJSON_AddItemToArray(results_array(doc), results_peak(&p, NULL, CO_OK, NULL));
+        else report_peak(stdout, &p);
+        results_file_add(&file, results_peak(&p, NULL, CO_OK, NULL));
     }
-    if (c->json) fputs(n != 1 ? "]\n" : "\n", stdout);
+    results_file_close(&file);
+    if (doc && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
+    cJSON_Delete(doc);
     char path[1024];
     fflush(stdout); /* the figures first, where both go to one place */
     if (not_kept[0])
@@ -849,7 +962,53 @@ static int cmd_peak(co_context *ctx, const cli *c) {
     return rc;
 }
 
-static int cmd_list(void) {
+/* Appends ", name" to a list of names, stopping where the buffer is full. */
+static void join_name(char *out, size_t len, size_t *used, const char *name) {
+    if (*used >= len) return;
+    int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", name);
+    *used = n < 0 ? len : *used + (size_t)n;
+}
+
+/* list WORKLOAD: every option with its help and default, every variant with its tunables. */
+static int list_workload(const char *name) {
+    size_t w = 0;
+    while (w < co_workload_count() && strcmp(co_workload_name(w), name)) w++;
+    if (w == co_workload_count()) {
+        char names[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < co_workload_count(); i++)
+            join_name(names, sizeof names, &used, co_workload_name(i));
+        return usage_error("unknown workload '%s' (use %s)", name, names);
+    }
+    printf("%s: %s\n\noptions (--NAME VALUE):\n", name, co_workload_summary(w));
+    const char *opt, *def, *help;
+    for (size_t i = 0; (opt = co_workload_option(name, i, &def, &help)); i++)
+        printf("  --%-12s %s (default: %s)\n", opt, help ? help : "", def ? def : "none");
+    static const char *const backends[] = {"c", "omp", "opencl", "cuda"};
+    printf("\nanchors (the library each backend is compared with):");
+    bool any = false;
+    for (size_t b = 0; b < 4; b++) {
+        const char *a = co_workload_anchor(name, backends[b]);
+        if (a) printf(" %s: %s;", backends[b], a), any = true;
+    }
+    printf("%s\n\nvariants (--variant NAME) and their tunables (--param NAME=V):\n", any ? "" : " none");
+    const char *v;
+    for (size_t i = 0; (v = co_variant_name(name, i)); i++) {
+        printf("  %-10s %s\n", v, co_variant_summary(name, i));
+        co_param_info pi;
+        for (size_t j = 0; co_variant_param(name, v, j, &pi); j++) {
+            char gpu[48] = "";
+            if (pi.def_gpu != pi.def) snprintf(gpu, sizeof gpu, ", on GPUs %ld", pi.def_gpu);
+            printf("      %-8s %s; %ld..%ld%s, default %ld%s\n", pi.name, pi.help, pi.min, pi.max,
+                   pi.pow2 ? " (a power of two)" : "", pi.def, gpu);
+        }
+    }
+    return EXIT_OK;
+}
+
+static int cmd_list(const cli *c) {
+    if (c->npositional > 1) return usage_error("list takes at most one WORKLOAD");
+    if (c->npositional) return list_workload(c->positional[0]);
     for (size_t w = 0; w < co_workload_count(); w++) {
         const char *name = co_workload_name(w);
         printf("%s: %s\n  options:", name, co_workload_summary(w));
@@ -876,13 +1035,6 @@ static void quiet_thread_pools(char **argv) {
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     setenv("COALESCE_POOLS_SET", "1", 1);
     execv("/proc/self/exe", argv); /* on failure: carry on as we are */
-}
-
-/* Appends ", name" to a list of names, stopping where the buffer is full. */
-static void join_name(char *out, size_t len, size_t *used, const char *name) {
-    if (*used >= len) return;
-    int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", name);
-    *used = n < 0 ? len : *used + (size_t)n;
 }
 
 static bool workload_takes(const char *workload, const char *option, size_t len) {
@@ -967,13 +1119,20 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
 
 int main(int argc, char **argv) {
     quiet_thread_pools(argv);
-    if (argc < 2) return usage_error("no command given: use devices, list, run, bench, peak or il");
+    results_set_argv(argc, argv);
+    if (argc < 2)
+        return usage_error("no command given: use devices, list, run, bench, peak, il, compare, "
+                           "report or help");
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc == 3) return coalesce_help(argv[2]);
+    if (!strcmp(cmd, "help") && argc > 3) return usage_error("help takes one COMMAND");
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return EXIT_OK;
     }
     if (!strcmp(cmd, "il")) return coalesce_il(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compare")) return coalesce_compare(argc - 2, argv + 2);
+    if (!strcmp(cmd, "report")) return coalesce_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "--version")) {
         printf("coalesce %s\n", co_version());
         return EXIT_OK;
@@ -982,13 +1141,18 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) command = &commands[i];
     if (!command)
-        return usage_error("unknown command '%s': use devices, list, run, bench, peak or il", cmd);
+        return usage_error("unknown command '%s': use devices, list, run, bench, peak, il, "
+                           "compare, report or help", cmd);
     cli c;
     int rc = parse(command, argc - 2, argv + 2, &c);
+    if (!rc && c.help) {
+        cli_free(&c);
+        return coalesce_help(command->name);
+    }
     if (!rc && (command->bit & CMD_WORK)) rc = check_workload_options(command, &c);
     if (rc || command->bit == CMD_LIST) {
         cli_free(&c);
-        return rc ? rc : cmd_list();
+        return rc ? rc : cmd_list(&c);
     }
     co_context *ctx;
     co_status st = co_context_create(&ctx);
@@ -996,7 +1160,18 @@ int main(int argc, char **argv) {
         cli_free(&c);
         return fail(st);
     }
-    if (command->bit == CMD_DEVICES) report_devices(stdout, ctx, c.json);
+    if (command->bit == CMD_DEVICES) {
+        if (c.json) {
+            cJSON *doc = results_devices_doc(ctx);
+            if (!results_print(stdout, doc)) {
+                fprintf(stderr, "coalesce: out of memory\n");
+                rc = EXIT_FAILED;
+            }
+            cJSON_Delete(doc);
+        } else {
+            report_devices(stdout, ctx);
+        }
+    }
     else if (command->bit == CMD_PEAK) rc = cmd_peak(ctx, &c);
     else {
         start_runs(&c);

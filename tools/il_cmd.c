@@ -10,6 +10,7 @@
 #include "coalesce.h"
 #include "il_cmd.h"
 #include "report.h"
+#include "results.h"
 
 #define MAX_KV 32
 
@@ -185,61 +186,80 @@ static void print_text(FILE *out, const co_il_report *r, bool with_text) {
     }
 }
 
-static void json_long(FILE *out, const char *name, long v) {
-    if (v < 0) fprintf(out, ",\"%s\":null", name);
-    else fprintf(out, ",\"%s\":%ld", name, v);
+/* A resource figure, null where the API does not say (-1). */
+static void json_long(cJSON *o, const char *name, long v) {
+    if (v < 0) cJSON_AddNullToObject(o, name);
+    else cJSON_AddNumberToObject(o, name, (double)v);
 }
 
-static void print_json(FILE *out, const co_il_report *r) {
-    fputs("{\"workload\":", out);
-    report_json_string(out, r->workload);
-    fputs(",\"variant\":", out);
-    report_json_string(out, r->variant);
-    fputs(",\"device\":", out);
-    report_json_string(out, r->device);
-    fputs(",\"device_name\":", out);
-    report_json_string(out, r->device_name);
-    fputs(",\"format\":", out);
-    report_json_string(out, r->format);
-    fputs(",\"params\":", out);
-    report_json_string(out, r->params);
-    fputs(",\"kernels\":[", out);
+static cJSON *counts(const unsigned *v, int n) {
+    int x[3];
+    for (int i = 0; i < n; i++) x[i] = (int)v[i];
+    return cJSON_CreateIntArray(x, n);
+}
+
+/* One report as a result of kind "il" (docs/results-format.md). */
+static cJSON *il_json(const co_il_report *r) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", "il");
+    cJSON_AddStringToObject(o, "workload", r->workload);
+    cJSON_AddStringToObject(o, "variant", r->variant);
+    cJSON *dev = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(dev, "spec", r->device);
+    cJSON_AddStringToObject(dev, "name", r->device_name);
+    cJSON_AddStringToObject(o, "format", r->format);
+    cJSON_AddStringToObject(o, "params", r->params);
+    cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
     for (size_t i = 0; i < r->nkernels; i++) {
         const co_il_kernel *k = &r->kernels[i];
         const co_il_resources *s = &k->res;
         const co_il_mix *m = &k->mix;
-        fputs(i ? ",{\"entry\":" : "{\"entry\":", out);
-        report_json_string(out, k->entry);
-        fputs(",\"source\":", out);
-        report_json_string(out, k->source);
-        fputs(",\"defines\":", out);
-        report_json_string(out, k->defines);
-        fprintf(out, ",\"launches\":%u,\"global\":[%zu,%zu,%zu],\"local\":[%zu,%zu,%zu]", k->launches,
-                k->global[0], k->global[1], k->global[2], k->local[0], k->local[1], k->local[2]);
-        fprintf(out, ",\"dynamic_local\":%zu", k->dynamic_local);
-        json_long(out, "registers", s->registers);
-        json_long(out, "spill_stores", s->spill_stores);
-        json_long(out, "spill_loads", s->spill_loads);
-        json_long(out, "stack_bytes", s->stack_bytes);
-        json_long(out, "shared_bytes", s->shared_bytes);
-        json_long(out, "max_group", s->max_group);
-        json_long(out, "preferred_multiple", s->preferred_multiple);
-        json_long(out, "groups_per_cu", s->groups_per_cu);
-        if (s->occupancy >= 0) fprintf(out, ",\"occupancy\":%.4f", s->occupancy);
-        else fputs(",\"occupancy\":null", out);
-        fputs(",\"resources_from\":", out);
-        report_json_string(out, s->from);
-        if (k->counted)
-            fprintf(out, ",\"mix\":{\"ld_global\":[%u,%u,%u],\"st_global\":[%u,%u,%u],"
-                         "\"ld_shared\":%u,\"st_shared\":%u,\"ld_local\":%u,\"st_local\":%u,"
-                         "\"fma\":%u,\"barrier\":%u,\"shuffle\":%u,\"branch\":%u}}",
-                    m->ld_global[0], m->ld_global[1], m->ld_global[2], m->st_global[0],
-                    m->st_global[1], m->st_global[2], m->ld_shared, m->st_shared, m->ld_local,
-                    m->st_local, m->fma, m->barrier, m->shuffle, m->branch);
-        else
-            fputs(",\"mix\":null}", out);
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "entry", k->entry);
+        cJSON_AddStringToObject(e, "source", k->source);
+        cJSON_AddStringToObject(e, "defines", k->defines);
+        cJSON_AddNumberToObject(e, "launches", k->launches);
+        const double g[3] = {(double)k->global[0], (double)k->global[1], (double)k->global[2]};
+        const double l[3] = {(double)k->local[0], (double)k->local[1], (double)k->local[2]};
+        cJSON_AddItemToObject(e, "global", cJSON_CreateDoubleArray(g, 3));
+        cJSON_AddItemToObject(e, "local", cJSON_CreateDoubleArray(l, 3));
+        cJSON_AddNumberToObject(e, "dynamic_local", (double)k->dynamic_local);
+        json_long(e, "registers", s->registers);
+        json_long(e, "spill_stores", s->spill_stores);
+        json_long(e, "spill_loads", s->spill_loads);
+        json_long(e, "stack_bytes", s->stack_bytes);
+        json_long(e, "shared_bytes", s->shared_bytes);
+        json_long(e, "max_group", s->max_group);
+        json_long(e, "preferred_multiple", s->preferred_multiple);
+        json_long(e, "groups_per_cu", s->groups_per_cu);
+        if (s->occupancy >= 0) cJSON_AddNumberToObject(e, "occupancy", s->occupancy);
+        else cJSON_AddNullToObject(e, "occupancy");
+        cJSON_AddStringToObject(e, "resources_from", s->from);
+        if (k->counted) {
+            cJSON *mx = cJSON_AddObjectToObject(e, "mix");
+            cJSON_AddItemToObject(mx, "ld_global", counts(m->ld_global, 3));
+            cJSON_AddItemToObject(mx, "st_global", counts(m->st_global, 3));
+            const struct { const char *name; unsigned v; } f[] = {
+                {"ld_shared", m->ld_shared}, {"st_shared", m->st_shared}, {"ld_local", m->ld_local},
+                {"st_local", m->st_local}, {"fma", m->fma}, {"barrier", m->barrier},
+                {"shuffle", m->shuffle}, {"branch", m->branch}};
+            for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
+                cJSON_AddNumberToObject(mx, f[j].name, f[j].v);
+        } else {
+            cJSON_AddNullToObject(e, "mix");
+        }
+        cJSON_AddItemToArray(ks, e);
     }
-    fputs("]}\n", out);
+    return o;
+}
+
+/* il --json: one document, a result per report (two with --compare). */
+static void print_json(FILE *out, const co_context *ctx, size_t dev, bool on_device,
+                       const co_il_report *const *r, size_t n) {
+    cJSON *doc = results_doc("il", results_meta(ctx, &dev, on_device ? 1 : 0));
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(results_array(doc), il_json(r[i]));
+    if (!results_print(out, doc)) fprintf(stderr, "coalesce: out of memory\n");
+    cJSON_Delete(doc);
 }
 
 /* Side by side: a row per figure, a column per kernel of A, then of B. */
@@ -384,7 +404,7 @@ static int il_run(co_context *ctx, const il_args *a) {
         if (st) return il_fail(st);
         if (a->output) st = write_texts(a->output, r);
         if (!st) {
-            if (a->json) print_json(stdout, r);
+            if (a->json) print_json(stdout, ctx, dev, !a->target, (const co_il_report *const *)&r, 1);
             else print_text(stdout, r, !a->output);
         }
         co_il_report_free(r);
@@ -409,8 +429,7 @@ static int il_run(co_context *ctx, const il_args *a) {
     if (st) rc = il_fail(st);
     if (!rc) {
         if (a->json) {
-            print_json(stdout, r[0]);
-            print_json(stdout, r[1]);
+            print_json(stdout, ctx, dev, !a->target, (const co_il_report *const *)r, 2);
         } else {
             print_compare(stdout, (const co_il_report *const *)r);
         }

@@ -6,40 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-void report_json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c == '\n') fputs("\\n", out);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
-    }
-    fputc('"', out);
-}
-
-/* JSON has no NaN or infinity. */
-static void json_number(FILE *out, double x) {
-    if (isfinite(x)) fprintf(out, "%.10g", x); /* byte counts stay exact */
-    else fputs("null", out);
-}
-
-/* ", "key": "text"" and ", "key": x": one field of an object (sep "" for the first). */
-static void json_text(FILE *out, const char *sep, const char *key, const char *text) {
-    fprintf(out, "%s\"%s\": ", sep, key);
-    report_json_string(out, text);
-}
-
-static void json_field(FILE *out, const char *key, double x) {
-    fprintf(out, ", \"%s\": ", key);
-    json_number(out, x);
-}
-
-/* ", "name": x", or null where x is 0 (does not apply). */
-static void json_figure(FILE *out, const char *name, double x) {
-    json_field(out, name, x > 0 ? x : NAN); /* json_number writes NaN as null */
-}
-
 static void sizes_text(const co_result *r, char *out, size_t len) {
     size_t used = 0;
     out[0] = 0;
@@ -54,103 +20,6 @@ static void params_text(const co_result *r, char *out, size_t len) {
     for (size_t i = 0; i < r->nparams && used < len; i++)
         used += (size_t)snprintf(out + used, len - used, "%s%s=%ld", i ? " " : "", r->params[i].name,
                                  r->params[i].value);
-}
-
-void report_json_row(FILE *out, const report_row *row) {
-    const co_result *r = &row->r;
-    json_text(out, "{", "workload", r->workload);
-    json_text(out, ", ", "variant", r->variant);
-    json_text(out, ", ", "device", r->device);
-    json_text(out, ", ", "device_name", r->device_name);
-    for (size_t i = 0; i < r->nsizes; i++) {
-        fprintf(out, ", ");
-        report_json_string(out, r->sizes[i].name);
-        /* Sizes are numbers; a word (boxfilter's border=clamp) is a string. */
-        char *end;
-        const char *v = r->sizes[i].value;
-        fputs(": ", out);
-        if (*v && (strtod(v, &end), !*end)) fputs(v, out);
-        else report_json_string(out, v);
-    }
-    fputs(", \"params\": {", out);
-    for (size_t i = 0; i < r->nparams; i++) {
-        fputs(i ? ", " : "", out);
-        report_json_string(out, r->params[i].name);
-        fprintf(out, ": %ld", r->params[i].value);
-    }
-    fprintf(out, "}, \"local\": [%zu, %zu, %zu]", r->local[0], r->local[1], r->local[2]);
-    fprintf(out, ", \"status\": \"%s\"", co_status_name(row->status));
-    if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
-        json_text(out, ", ", "message", row->error);
-        fputs("}", out);
-        return;
-    }
-    fprintf(out, ", \"verified\": %s, \"check\": ", r->verified ? "true" : "false");
-    report_json_string(out, r->check);
-    json_field(out, "error", r->error);
-    json_field(out, "tolerance", r->tolerance);
-    fprintf(out, ", \"reps\": %u, \"median_ms\": ", r->reps);
-    json_number(out, r->median_ms);
-    json_field(out, "kernel_ms", r->kernel_ms);
-    json_field(out, "total_ms", r->total_ms);
-    json_field(out, "min_ms", r->min_ms);
-    if (r->flops > 0) {
-        json_field(out, "gflops", r->gflops);
-    }
-    if (r->bytes > 0) {
-        json_field(out, "gbps", r->gbps);
-    }
-    if (r->ceiling > 0) {
-        char date[40];
-        report_date(date, sizeof date, r->ceiling_measured);
-        json_text(out, ", ", "ceiling_name", r->ceiling_name);
-        json_text(out, ", ", "ceiling_level", r->ceiling_level);
-        json_figure(out, "ceiling", r->ceiling);
-        json_field(out, "ceiling_spread", r->ceiling_spread);
-        json_text(out, ", ", "ceiling_measured_at", date);
-        json_figure(out, "fraction", r->fraction);
-        if (r->ceiling_note[0]) json_text(out, ", ", "ceiling_note", r->ceiling_note);
-    }
-    for (size_t i = 0; i < r->nrates; i++) {
-        fprintf(out, ", \"%s_per_s\": ", r->rates[i].unit);
-        json_number(out, r->rates[i].per_s);
-        fprintf(out, ", \"%s_per_s_total\": ", r->rates[i].unit);
-        json_number(out, r->rates[i].per_s_total);
-    }
-    if (row->vs_c > 0) {
-        json_field(out, "speedup_vs_c", row->vs_c);
-    }
-    if (row->anchor[0] && row->vs_anchor > 0) {
-        json_text(out, ", ", "anchor", row->anchor);
-        json_field(out, "vs_anchor", row->vs_anchor);
-    }
-    fputs("}", out);
-}
-
-void report_csv_header(FILE *out) {
-    fputs("workload,sizes,device,device_name,variant,params,status,verified,error,tolerance,"
-          "reps,median_ms,kernel_ms,total_ms,gflops,gbps,speedup_vs_c,anchor,vs_anchor,"
-          "ceiling_name,ceiling,fraction\n",
-          out);
-}
-
-void report_csv_row(FILE *out, const report_row *row) {
-    const co_result *r = &row->r;
-    char sizes[256], params[256];
-    sizes_text(r, sizes, sizeof sizes);
-    params_text(r, params, sizeof params);
-    /* Names may hold commas (CPU model names): quote the text fields. */
-    fprintf(out, "%s,\"%s\",%s,\"%s\",%s,\"%s\",%s,%s,%.3g,%.3g,%u,%.6g,%.6g,%.6g,%.6g,%.6g,",
-            r->workload, sizes, r->device, r->device_name, r->variant, params,
-            co_status_name(row->status), r->verified ? "true" : "false", r->error, r->tolerance,
-            r->reps, r->median_ms, r->kernel_ms, r->total_ms, r->gflops, r->gbps);
-    if (row->vs_c > 0) fprintf(out, "%.4g", row->vs_c);
-    fprintf(out, ",%s,", row->anchor);
-    if (row->vs_anchor > 0) fprintf(out, "%.4g", row->vs_anchor);
-    fprintf(out, ",%s,", r->ceiling_name);
-    if (r->ceiling > 0) fprintf(out, "%.6g,%.4g", r->ceiling, r->fraction);
-    else fputc(',', out);
-    fputc('\n', out);
 }
 
 static void ratio(char *out, size_t len, double x) {
@@ -180,9 +49,12 @@ static void row_cells(const report_row *row, char *out, size_t len) {
     else if (r->nrates) /* the workload's own figure where no library compares */
         snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                  r->rates[r->nrates - 1].unit);
-    const int used = snprintf(out, len, "%-6s %10.3f %10.2f %9.2f %7s %-11s %7s %9s %s",
+    char gflops[24] = "-", gbps[24] = "-"; /* "-": does not apply (never 0.00) */
+    if (r->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", r->gflops);
+    if (r->bytes > 0) snprintf(gbps, sizeof gbps, "%.2f", r->gbps);
+    const int used = snprintf(out, len, "%-6s %10.3f %10s %9s %7s %-11s %7s %9s %s",
                               r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms,
-                              r->gflops, r->gbps, peak, r->ceiling > 0 ? r->ceiling_name : "-",
+                              gflops, gbps, peak, r->ceiling > 0 ? r->ceiling_name : "-",
                               vc, va, anchor);
     if (r->ceiling > 0 && r->ceiling_note[0] && used > 0 && (size_t)used < len)
         snprintf(out + used, len - (size_t)used, "\n  * %s", r->ceiling_note);
@@ -288,45 +160,9 @@ static void figure_spread(char *out, size_t len, double x, double spread, const 
     else snprintf(out, len, "%s", f);
 }
 
-void report_peak(FILE *out, const co_peak *p, bool json) {
+void report_peak(FILE *out, const co_peak *p) {
     char date[40];
     report_date(date, sizeof date, p->measured);
-    if (json) {
-        json_text(out, "{", "device", p->device);
-        json_text(out, ", ", "device_name", p->device_name);
-        fputs(", \"status\": \"ok\"", out);
-        json_text(out, ", ", "measured_at", date);
-        fprintf(out, ", \"measured\": %lld", p->measured);
-        fprintf(out, ", \"kept_older\": %s, \"stored\": %s", p->kept_older ? "true" : "false",
-                p->stored ? "true" : "false");
-        if (p->note[0]) json_text(out, ", ", "note", p->note);
-        if (!p->stored) json_text(out, ", ", "store_error", p->store_error);
-#define F(x) {#x, p->x}
-        const struct { const char *name; double value; } figures[] = {
-            F(copy_gbps), F(read_gbps), F(write_gbps), F(fma32_gflops), F(fma64_gflops),
-            F(launch_us), F(h2d_gbps), F(d2h_gbps), F(h2d_pinned_gbps), F(d2h_pinned_gbps),
-            F(buffer_bytes), F(measure_ms), F(fma32_spread), F(fma64_spread), F(launch_spread)};
-#undef F
-        for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
-            json_figure(out, figures[i].name, figures[i].value);
-        /* Spreads of 0 are real (a figure that repeated exactly): numbers, not null. */
-        fputs(", \"levels\": [", out);
-        for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
-            const co_peak_level *l = &p->levels[i];
-            json_text(out, i ? ", {" : "{", "name", l->name);
-            json_field(out, "fits_bytes", l->fits_bytes);
-            json_field(out, "buffer_bytes", l->buffer_bytes);
-            json_figure(out, "copy_gbps", l->copy_gbps);
-            json_figure(out, "read_gbps", l->read_gbps);
-            json_figure(out, "write_gbps", l->write_gbps);
-            json_field(out, "copy_spread", l->copy_spread);
-            json_field(out, "read_spread", l->read_spread);
-            json_field(out, "write_spread", l->write_spread);
-            fputs("}", out);
-        }
-        fputs("]}", out);
-        return;
-    }
     char f32[48], f64[48], lat[48], h2d[32], d2h[32], ph2d[32], pd2h[32];
     figure_spread(f32, sizeof f32, p->fma32_gflops, p->fma32_spread, "GFLOP/s");
     figure_spread(f64, sizeof f64, p->fma64_gflops, p->fma64_spread, "GFLOP/s");
@@ -369,60 +205,27 @@ static const char *type_name(co_device_type t) {
     return t == CO_DEVICE_GPU ? "gpu" : t == CO_DEVICE_ACCELERATOR ? "accelerator" : "cpu";
 }
 
-void report_devices(FILE *out, const co_context *ctx, bool json) {
+void report_devices(FILE *out, const co_context *ctx) {
     size_t n = co_device_count(ctx), nb = co_backend_count(ctx);
-    if (json) fputs("{\"devices\": [", out);
     for (size_t i = 0; i < n; i++) {
         const co_device_info *d = co_device_get(ctx, i);
-        if (!json) {
-            fprintf(out, "%-9s %s  [%s, %s]\n", d->spec, d->name, type_name(d->type), d->vendor);
-            fprintf(out, "          platform %s; %s; driver %s\n", d->platform, d->api_version,
-                    d->driver_version[0] ? d->driver_version : "-");
-            fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
-                    d->compute_units, d->clock_mhz, d->max_work_group_size,
-                    d->max_work_item_sizes[0], d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
-            fprintf(out, "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
-                    "global memory %.2f GiB; max allocation %.2f GiB\n",
-                    d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
-                    (double)d->global_mem_bytes / 1073741824.0,
-                    (double)d->max_alloc_bytes / 1073741824.0);
-            if (d->limits[0]) fprintf(out, "          %s\n", d->limits);
-            continue;
-        }
-        fputs(i ? ",\n  " : "\n  ", out);
-        json_text(out, "{", "spec", d->spec);
-        json_text(out, ", ", "backend", d->backend);
-        json_text(out, ", ", "name", d->name);
-        json_text(out, ", ", "vendor", d->vendor);
-        json_text(out, ", ", "platform", d->platform);
-        fprintf(out, ", \"type\": \"%s\", \"api_version\": ", type_name(d->type));
-        report_json_string(out, d->api_version);
-        json_text(out, ", ", "driver_version", d->driver_version);
-        fprintf(out,
-                ", \"compute_units\": %u, \"clock_mhz\": %u, \"max_work_group_size\": %zu, "
-                "\"max_work_item_sizes\": [%zu, %zu, %zu], \"local_mem_bytes\": %zu, "
-                "\"local_mem_arg_bytes\": %zu, \"cache_bytes\": %zu, \"global_mem_bytes\": %zu, "
-                "\"max_alloc_bytes\": %zu",
+        fprintf(out, "%-9s %s  [%s, %s]\n", d->spec, d->name, type_name(d->type), d->vendor);
+        fprintf(out, "          platform %s; %s; driver %s\n", d->platform, d->api_version,
+                d->driver_version[0] ? d->driver_version : "-");
+        fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
                 d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
-                d->max_work_item_sizes[1], d->max_work_item_sizes[2], d->local_mem_bytes,
-                d->local_mem_arg_bytes, d->cache_bytes, d->global_mem_bytes, d->max_alloc_bytes);
-        json_text(out, ", ", "limits", d->limits);
-        fputs("}", out);
+                d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
+        fprintf(out, "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
+                "global memory %.2f GiB; max allocation %.2f GiB\n",
+                d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
+                (double)d->global_mem_bytes / 1073741824.0,
+                (double)d->max_alloc_bytes / 1073741824.0);
+        if (d->limits[0]) fprintf(out, "          %s\n", d->limits);
     }
-    if (json) fputs("],\n \"backends\": [", out);
     for (size_t i = 0; i < nb; i++) {
         const char *name, *reason;
         bool avail;
         co_backend_status(ctx, i, &name, &avail, &reason);
-        if (!json) {
-            if (!avail) fprintf(out, "%-9s unavailable: %s\n", name, reason);
-            continue;
-        }
-        fputs(i ? ", " : "", out);
-        json_text(out, "{", "name", name);
-        fprintf(out, ", \"available\": %s, \"reason\": ", avail ? "true" : "false");
-        report_json_string(out, reason);
-        fputs("}", out);
+        if (!avail) fprintf(out, "%-9s unavailable: %s\n", name, reason);
     }
-    if (json) fputs("]}\n", out);
 }

@@ -14,12 +14,9 @@ typedef struct report_row {
     double vs_c;       /* speedup over sequential C on the same sizes, 0 if not measured */
     char anchor[32];   /* the library compared with, "" if none */
     double vs_anchor;  /* anchor time / this time (> 1: faster than the library) */
+    bool tuned;        /* its tunables came from the tuning database (coalesce tune) */
 } report_row;
 
-void report_json_string(FILE *out, const char *s);
-void report_json_row(FILE *out, const report_row *row);
-void report_csv_header(FILE *out);
-void report_csv_row(FILE *out, const report_row *row);
 void report_table(FILE *out, const report_row *rows, size_t n);
 /* bench's table printed as it runs: a heading (workload and sizes) with the
  * columns' names whenever they change, then the row. */
@@ -28,9 +25,9 @@ typedef struct report_stream {
 } report_stream;
 void report_stream_row(FILE *out, report_stream *st, const report_row *row);
 void report_human(FILE *out, const report_row *row);
-void report_devices(FILE *out, const co_context *ctx, bool json);
-/* A device's ceilings: lines for people, or one JSON object (n/a: null). */
-void report_peak(FILE *out, const co_peak *p, bool json);
+void report_devices(FILE *out, const co_context *ctx);
+/* A device's ceilings, as lines for people (JSON: results_peak). */
+void report_peak(FILE *out, const co_peak *p);
 /* "2026-12-01 14:03 UTC", or "-" for no date. */
 void report_date(char *out, size_t len, long long t);
 

@@ -188,3 +188,22 @@ const char *co_workload_bench_sets_for(const char *workload, bool quick, co_devi
 const char *co_workload_bench_sets(const char *workload, bool quick) {
     return co_workload_bench_sets_for(workload, quick, CO_DEVICE_CPU);
 }
+
+const char *co_variant_param(const char *workload, const char *variant, size_t index,
+                             co_param_info *info) {
+    const co_workload *wl = named("co_variant_param", workload);
+    if (!wl) return NULL;
+    const co_variant *v = co_variant_find(wl, variant);
+    if (!v) {
+        co_fail(CO_ERR_INVALID, "co_variant_param: %s variant '%s' of %s",
+                variant ? "unknown" : "NULL", variant ? variant : "", wl->name);
+        return NULL;
+    }
+    if (!in_range("co_variant_param", index, v->nparams, "tunables")) return NULL;
+    const co_param_def *d = &v->params[index];
+    if (info)
+        *info = (co_param_info){.name = d->name, .help = d->help ? d->help : "", .def = d->def,
+                                .def_gpu = d->def_gpu ? d->def_gpu : d->def, .min = d->min,
+                                .max = d->max, .pow2 = d->pow2};
+    return d->name;
+}

@@ -74,9 +74,13 @@ typedef struct collider_state {
     host_grid grid;
     /* levels of the device scan in the grid array: offsets and lengths */
     int nlevels, lev_off[MAX_LEVELS], lev_len[MAX_LEVELS];
-    const char *frames;
+    const char *frames, *gif;
     int every;
     co_status frame_status;
+    /* --gif: the frames of the last run, palette indices, gif_w x gif_h each */
+    unsigned char **gif_frames;
+    size_t gif_count, gif_cap;
+    int gif_w, gif_h;
     double *ref; /* the f64 reference state, for runs of at most REF_MAX_STEPS */
 } collider_state;
 
@@ -96,7 +100,11 @@ static const co_option_def options[] = {
     {"frames", NULL, "directory for PNG frames of the run (timed with it)"},
     {"every", "10", "with --frames: a frame every K steps"},
     {"image", NULL, "write the final state as a PNG"},
+    {"gif", NULL, "write the run as an animated GIF: a frame every --every steps (timed with it)"},
 };
+
+#define GIF_MAX_FRAMES 1000
+#define GIF_SIDE 320 /* pixels along the box's longer side */
 
 static const char scenarios[] = "random|one|headon|unequal|glancing|wall|three|crowd";
 enum { S_RANDOM, S_ONE, S_HEADON, S_UNEQUAL, S_GLANCING, S_WALL, S_THREE, S_CROWD };
@@ -165,6 +173,11 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     c->periodic = boundary;
     s->every = every > 1u << 30 ? 1 << 30 : (int)every;
     s->frames = co_opt(o, n, "frames");
+    s->gif = co_opt(o, n, "gif");
+    if (s->gif && steps / every + 1 > GIF_MAX_FRAMES)
+        return co_fail(CO_ERR_INVALID, "collider: --gif with --steps %zu and --every %zu makes %zu "
+                       "frames, over the %d a GIF holds here: raise --every", steps, every,
+                       steps / every + 1, GIF_MAX_FRAMES);
     return CO_OK;
 }
 
@@ -238,6 +251,7 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
      * more, the grid), the deviations (n); a --frames picture. */
     p->host_check_bytes = 18 * n * sizeof(double) + (3 * n + cells + 1) * sizeof(int);
     p->host_extra_bytes = s->frames ? (3 << 20) + CO_PNG_WRITE_BYTES(3 << 20) : 0;
+    if (s->gif) p->host_extra_bytes += (size_t)(c->steps / s->every + 1) * GIF_SIDE * GIF_SIDE;
     for (size_t i = A_TMP; i < p->narrays; i++) p->arrays[i].scratch = true;
     co_problem_size(p, "balls", n);
     co_problem_size(p, "steps", (size_t)c->steps);
@@ -415,40 +429,122 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
 
 /* ---- pictures and the state file ---- */
 
-/* The state as a picture: 1024 pixels along the longer side of the box,
- * each ball a disc (at least one pixel) coloured by its speed. */
-static co_status draw(const collider_state *s, const float *st, const char *path) {
+/* Pictures: palette indices, 0 the background, 1..254 the speed ramp
+ * (slow blue to fast yellow), 255 the legend's text. */
+static void palette_of(unsigned char pal[768]) {
+    memset(pal, 0, 768);
+    pal[0] = 16, pal[1] = 18, pal[2] = 28;
+    for (int k = 1; k < 255; k++) {
+        const double v = (k - 1) / 253.0;
+        pal[3 * k] = (unsigned char)(60 + 195 * v), pal[3 * k + 1] = (unsigned char)(140 + 60 * v);
+        pal[3 * k + 2] = (unsigned char)(255 - 195 * v);
+    }
+    pal[765] = pal[766] = pal[767] = 235;
+}
+
+/* 3x5 glyphs, a row per 3 bits, for the legend's labels. */
+static const struct { char c; unsigned short rows[5]; } glyphs[] = {
+    {'0', {7, 5, 5, 5, 7}}, {'1', {2, 6, 2, 2, 7}}, {'2', {7, 1, 7, 4, 7}}, {'3', {7, 1, 7, 1, 7}},
+    {'4', {5, 5, 7, 1, 1}}, {'5', {7, 4, 7, 1, 7}}, {'6', {7, 4, 7, 5, 7}}, {'7', {7, 1, 1, 1, 1}},
+    {'8', {7, 5, 7, 5, 7}}, {'9', {7, 5, 7, 1, 7}}, {'.', {0, 0, 0, 0, 2}}, {'e', {0, 7, 7, 4, 7}},
+    {'s', {0, 7, 6, 1, 7}}, {'p', {0, 7, 5, 7, 4}}, {'d', {1, 1, 7, 5, 7}}, {'+', {0, 2, 7, 2, 0}},
+};
+
+static void text_at(unsigned char *px, int W, int H, int x, int y, int z, const char *t) {
+    for (; *t; t++, x += 4 * z) {
+        size_t g = 0;
+        while (g < sizeof glyphs / sizeof glyphs[0] && glyphs[g].c != *t) g++;
+        if (g == sizeof glyphs / sizeof glyphs[0]) continue; /* a space */
+        for (int r = 0; r < 5 * z; r++)
+            for (int q = 0; q < 3 * z; q++)
+                if (glyphs[g].rows[r / z] >> (2 - q / z) & 1 && x + q < W && y + r < H && y + r >= 0)
+                    px[(size_t)(y + r) * W + x + q] = 255;
+    }
+}
+
+/* The state drawn W x H at `scale` pixels a unit, each ball a disc (at least
+ * one pixel) coloured by its speed, with the colour legend at the bottom. */
+static void render(const collider_state *s, const float *st, double scale, int W, int H,
+                   unsigned char *px) {
     const collider_cfg *c = &s->cfg;
     const size_t n = (size_t)c->n;
-    const double scale = 1024.0 / fmax(c->w, c->h);
-    const int W = (int)fmax(1, ceil(c->w * scale)), H = (int)fmax(1, ceil(c->h * scale));
-    unsigned char *px = malloc((size_t)W * H * 3);
-    if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for an image");
-    for (size_t i = 0; i < (size_t)W * H; i++) px[3 * i] = 16, px[3 * i + 1] = 18, px[3 * i + 2] = 28;
+    memset(px, 0, (size_t)W * H);
     const double vref = fmax(2 * s->speed, 1e-30);
     for (size_t i = 0; i < n; i++) {
         const double x = st[i] * scale, y = (c->h - st[n + i]) * scale; /* y up */
         const double r = fmax(s->props[i] * scale, 0.5);
         const double v = fmin(1, hypot(st[2 * n + i], st[3 * n + i]) / vref);
-        const unsigned char rgb[3] = {(unsigned char)(60 + 195 * v), (unsigned char)(140 + 60 * v),
-                                      (unsigned char)(255 - 195 * v)};
+        const unsigned char k = (unsigned char)(1 + lround(253 * v));
         const int x0 = (int)floor(x - r), x1 = (int)ceil(x + r);
         const int y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
         for (int py = y0 < 0 ? 0 : y0; py <= y1 && py < H; py++)
             for (int qx = x0 < 0 ? 0 : x0; qx <= x1 && qx < W; qx++) {
                 const double dx = qx + 0.5 - x, dy = py + 0.5 - y;
                 if (dx * dx + dy * dy <= r * r || (qx == (int)x && py == (int)y))
-                    memcpy(px + 3 * ((size_t)py * W + qx), rgb, 3);
+                    px[(size_t)py * W + qx] = k;
             }
     }
-    co_status st2 = co_image_save_png(path, W, H, 3, px);
-    free(px);
+    /* Legend: the ramp from speed 0 to 2x --speed (and over), labelled. */
+    const int z = W >= 600 ? 2 : 1, bw = W / 4, bh = 5 * z, x0 = 6 * z, y0 = H - 6 * z - bh;
+    if (y0 < 12 * z) return;
+    for (int y = y0; y < y0 + bh; y++)
+        for (int x = 0; x < bw; x++) px[(size_t)y * W + x0 + x] = (unsigned char)(1 + 253 * x / (bw - 1));
+    char hi[32];
+    snprintf(hi, sizeof hi, "%.3g+", 2 * s->speed);
+    text_at(px, W, H, x0, y0 - 7 * z, z, "0");
+    text_at(px, W, H, x0 + bw / 2 - 10 * z, y0 - 7 * z, z, "speed");
+    text_at(px, W, H, x0 + bw - 4 * z * (int)strlen(hi), y0 - 7 * z, z, hi);
+}
+
+/* The state as a PNG: 1024 pixels along the longer side of the box. */
+static co_status draw(const collider_state *s, const float *st, const char *path) {
+    const collider_cfg *c = &s->cfg;
+    const double scale = 1024.0 / fmax(c->w, c->h);
+    const int W = (int)fmax(1, ceil(c->w * scale)), H = (int)fmax(1, ceil(c->h * scale));
+    unsigned char *idx = malloc((size_t)W * H * 4), pal[768];
+    if (!idx) return co_fail(CO_ERR_NOMEM, "out of host memory for an image");
+    unsigned char *rgb = idx + (size_t)W * H;
+    render(s, st, scale, W, H, idx);
+    palette_of(pal);
+    for (size_t i = 0; i < (size_t)W * H; i++) memcpy(rgb + 3 * i, pal + 3 * idx[i], 3);
+    co_status st2 = co_image_save_png(path, W, H, 3, rgb);
+    free(idx);
     return st2;
+}
+
+/* A --gif frame, kept until save. */
+static void gif_frame(collider_state *s, const float *state) {
+    const collider_cfg *c = &s->cfg;
+    const double scale = GIF_SIDE / fmax(c->w, c->h);
+    s->gif_w = (int)fmax(1, ceil(c->w * scale)), s->gif_h = (int)fmax(1, ceil(c->h * scale));
+    if (s->gif_count == s->gif_cap) {
+        const size_t cap = s->gif_cap ? 2 * s->gif_cap : 64;
+        unsigned char **grown = realloc(s->gif_frames, cap * sizeof *grown);
+        if (!grown) {
+            s->frame_status = co_fail(CO_ERR_NOMEM, "out of host memory for --gif frames");
+            return;
+        }
+        s->gif_frames = grown, s->gif_cap = cap;
+    }
+    unsigned char *px = malloc((size_t)s->gif_w * s->gif_h);
+    if (!px) {
+        s->frame_status = co_fail(CO_ERR_NOMEM, "out of host memory for --gif frames");
+        return;
+    }
+    render(s, state, scale, s->gif_w, s->gif_h, px);
+    s->gif_frames[s->gif_count++] = px;
+}
+
+static void gif_clear(collider_state *s) {
+    for (size_t i = 0; i < s->gif_count; i++) free(s->gif_frames[i]);
+    s->gif_count = 0;
 }
 
 static void frame(void *ctx, const float *state, int step) {
     collider_state *s = ctx;
     if (s->frame_status) return;
+    if (s->gif) gif_frame(s, state);
+    if (!s->frames || s->frame_status) return;
     char path[4096];
     snprintf(path, sizeof path, "%s/frame_%06d.png", s->frames, step);
     s->frame_status = draw(s, state, path);
@@ -456,6 +552,7 @@ static void frame(void *ctx, const float *state, int step) {
 
 static co_status frames_begin(collider_state *s) {
     s->frame_status = CO_OK;
+    gif_clear(s); /* the GIF shows the last run */
     if (!s->frames) return CO_OK;
     if (mkdir(s->frames, 0777) && errno != EEXIST)
         return co_fail(CO_ERR_IO, "collider: cannot create the frames directory '%s': %s",
@@ -469,6 +566,13 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     const char *image = co_opt(opts, nopts, "image"), *path = co_opt(opts, nopts, "output");
     if (image) {
         co_status st = draw(s, s->out, image);
+        if (st) return st;
+    }
+    if (s->gif) {
+        unsigned char pal[768];
+        palette_of(pal);
+        co_status st = co_gif_save(s->gif, s->gif_w, s->gif_h, s->gif_count,
+                                   (const unsigned char *const *)s->gif_frames, pal, 6);
         if (st) return st;
     }
     if (!path) return CO_OK;
@@ -486,6 +590,8 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
 static void destroy(co_problem *p) {
     collider_state *s = p->state;
     if (!s) return;
+    gif_clear(s);
+    free(s->gif_frames);
     free(s->ref);
     free(s);
     p->state = NULL;
@@ -514,7 +620,7 @@ static co_status brute_allowed(const co_job *job) {
 static bool host_step(void *ctx, const float *state, int step) {
     co_job *job = ctx;
     collider_state *s = job->prob->state;
-    if (s->frames && step % s->every == 0) frame(s, state, step);
+    if ((s->frames || s->gif) && step % s->every == 0) frame(s, state, step);
     return co_job_progress(job, "step", step, s->cfg.steps);
 }
 
@@ -638,7 +744,7 @@ static co_status run_device(co_job *job, bool grid) {
         /* brute force double-buffers; the grid gathers the old state first */
         co_buf *dst = grid || (c->steps - 1 - step) % 2 == 0 ? out : tmp;
         st = dev_step(job, &k, src, dst, grid);
-        if (!st && s->frames && (step + 1) % s->every == 0) {
+        if (!st && (s->frames || s->gif) && (step + 1) % s->every == 0) {
             /* Frames cost a download each: such a run's times include them. */
             st = job->dev->backend->download(job->dev, s->tmp, dst, arr[A_OUT].bytes);
             if (!st) frame(s, s->tmp, step + 1);

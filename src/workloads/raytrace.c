@@ -92,6 +92,7 @@ static const co_option_def options[] = {
     {"camera", "outside", "outside|inside (the camera inside sphere 0)"},
     {"output", NULL, "write the last frame as PNG"},
     {"out-dir", NULL, "write every frame as DIR/frame_NNNN.png"},
+    {"gif", NULL, "write every frame as one animated GIF (30 frames/s, a 252-colour cube)"},
 };
 
 static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
@@ -130,7 +131,8 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     /* Counted with the arrays: the reference fill() always makes (make_reference:
      * its images, world and double scene, the float-vs-double frame) and the PNG. */
     p->host_extra_bytes = (frames + 1) * pixels * 4 + s->words * (s->rsize + 2 * sizeof(double)) +
-                          CO_PNG_WRITE_BYTES(pixels * 4);
+                          CO_PNG_WRITE_BYTES(pixels * 4) +
+                          (co_opt(opts, nopts, "gif") ? frames * pixels : 0); /* --gif's indices */
     co_problem_size(p, "width", width);
     co_problem_size(p, "height", height);
     co_problem_size(p, "spheres", (size_t)spheres);
@@ -585,6 +587,21 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     const size_t pixels = s->width * s->height;
     const int w = (int)s->width, h = (int)s->height;
     co_status st = CO_OK;
+    const char *gif = co_opt(opts, nopts, "gif");
+    if (gif) { /* each frame as indices into one colour cube */
+        unsigned char pal[768], *idx = malloc(s->frames * pixels);
+        const unsigned char **frames = malloc(s->frames * sizeof *frames);
+        if (!idx || !frames) st = co_fail(CO_ERR_NOMEM, "out of host memory for --gif");
+        for (size_t f = 0; !st && f < s->frames; f++) {
+            co_gif_to_cube((const unsigned char *)(s->image + f * pixels), 4, pixels, idx + f * pixels);
+            frames[f] = idx + f * pixels;
+        }
+        co_gif_cube_palette(pal);
+        if (!st) st = co_gif_save(gif, w, h, s->frames, frames, pal, 3);
+        free(idx);
+        free(frames);
+        if (st) return st;
+    }
     if (output)
         st = co_image_save_png(output, w, h, 4,
                                (const unsigned char *)(s->image + (s->frames - 1) * pixels));
