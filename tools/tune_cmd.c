@@ -1,0 +1,1 @@
+int coalesce_tune_dummy;
