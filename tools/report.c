@@ -78,7 +78,8 @@ void report_json_row(FILE *out, const report_row *row) {
         report_json_string(out, r->params[i].name);
         fprintf(out, ": %ld", r->params[i].value);
     }
-    fprintf(out, "}, \"local\": [%zu, %zu, %zu]", r->local[0], r->local[1], r->local[2]);
+    fprintf(out, "}, \"tuned\": %s", r->tuned ? "true" : "false");
+    fprintf(out, ", \"local\": [%zu, %zu, %zu]", r->local[0], r->local[1], r->local[2]);
     fprintf(out, ", \"status\": \"%s\"", co_status_name(row->status));
     if (row->status != CO_OK && row->status != CO_ERR_VERIFY) {
         json_text(out, ", ", "message", row->error);
@@ -130,7 +131,7 @@ void report_json_row(FILE *out, const report_row *row) {
 void report_csv_header(FILE *out) {
     fputs("workload,sizes,device,device_name,variant,params,status,verified,error,tolerance,"
           "reps,median_ms,kernel_ms,total_ms,gflops,gbps,speedup_vs_c,anchor,vs_anchor,"
-          "ceiling_name,ceiling,fraction\n",
+          "ceiling_name,ceiling,fraction,tuned\n",
           out);
 }
 
@@ -150,7 +151,14 @@ void report_csv_row(FILE *out, const report_row *row) {
     fprintf(out, ",%s,", r->ceiling_name);
     if (r->ceiling > 0) fprintf(out, "%.6g,%.4g", r->ceiling, r->fraction);
     else fputc(',', out);
-    fputc('\n', out);
+    fprintf(out, ",%s\n", r->tuned ? "true" : "false");
+}
+
+/* The variant's name in a table: "reg2d+" where the tuning database's
+ * values ran (co_result.tuned). */
+static const char *variant_cell(const co_result *r, char *out, size_t len) {
+    snprintf(out, len, "%s%s", r->variant, r->tuned ? "+" : "");
+    return out;
 }
 
 static void ratio(char *out, size_t len, double x) {
@@ -207,11 +215,11 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
     fprintf(out, "%-9s %-*s %-9s %-11s %s\n", "workload", width, "sizes", "device", "variant",
             cells_header());
     for (size_t i = 0; i < n; i++) {
-        char sizes[128], cells[768];
+        char sizes[128], cells[768], variant[40];
         sizes_text(&rows[i].r, sizes, sizeof sizes);
         row_cells(&rows[i], cells, sizeof cells);
         fprintf(out, "%-9s %-*s %-9s %-11s %s\n", rows[i].r.workload, width, sizes,
-                rows[i].r.device, rows[i].r.variant, cells);
+                rows[i].r.device, variant_cell(&rows[i].r, variant, sizeof variant), cells);
     }
 }
 
@@ -224,8 +232,10 @@ void report_stream_row(FILE *out, report_stream *st, const report_row *row) {
                 "variant", cells_header());
         memcpy(st->group, group, sizeof group);
     }
+    char variant[40];
     row_cells(row, cells, sizeof cells);
-    fprintf(out, "  %-9s %-11s %s\n", row->r.device, row->r.variant, cells);
+    fprintf(out, "  %-9s %-11s %s\n", row->r.device, variant_cell(&row->r, variant, sizeof variant),
+            cells);
 }
 
 void report_human(FILE *out, const report_row *row) {
@@ -233,8 +243,9 @@ void report_human(FILE *out, const report_row *row) {
     char sizes[256], params[256];
     sizes_text(r, sizes, sizeof sizes);
     params_text(r, params, sizeof params);
-    fprintf(out, "%s/%s on %s (%s): %s%s%s\n", r->workload, r->variant, r->device, r->device_name,
-            sizes, params[0] ? "  " : "", params);
+    fprintf(out, "%s/%s on %s (%s): %s%s%s%s\n", r->workload, r->variant, r->device, r->device_name,
+            sizes, params[0] ? "  " : "", params,
+            r->tuned ? "  (tuned: the tuning database's; --untuned for the defaults)" : "");
     if (r->local[0])
         fprintf(out, "  work-group %zux%zux%zu\n", r->local[0], r->local[1], r->local[2]);
     if (unchecked(r))
