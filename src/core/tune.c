@@ -288,6 +288,7 @@ typedef struct tuner {
     double best_elapsed;     /* its run's time, for stopping slow ones */
     double started;          /* when the candidate running began */
     double timed_from;       /* when its second run began (0: not yet) */
+    double longest;          /* the longest candidate so far (a compile cannot be cut short) */
     const char *stop_why;    /* why the running candidate was stopped */
     bool user_stop;
     bool retiming;           /* the side-by-side runs at the end: never cut short */
@@ -398,6 +399,7 @@ static bool run_candidate(tuner *t, const size_t *c) {
     t->timed_from = 0;
     cand->status = co_session_run(t->session, params, local, &res);
     const double took = co_now_ms() - t->started;
+    if (took > t->longest) t->longest = took;
     if (cand->status)
         snprintf(cand->message, sizeof cand->message, "%s",
                  cand->status == CO_ERR_INTERRUPTED && t->stop_why ? t->stop_why : co_last_error());
@@ -435,9 +437,12 @@ static bool report(tuner *t) {
     return true;
 }
 
-/* Whether another candidate fits the time left. */
+/* Whether another candidate fits the time left: a kernel's compile cannot
+ * be cut short (PoCL takes 25 s for some reg2d shapes), so the longest
+ * candidate so far must fit, up to a third of the budget. */
 static bool time_left(const tuner *t) {
-    return co_now_ms() + 0.5 * t->per_candidate_ms < t->deadline;
+    const double need = fmax(0.5 * t->per_candidate_ms, fmin(t->longest, t->budget_ms / 3));
+    return co_now_ms() + need < t->deadline;
 }
 
 static void random_coords(tuner *t, size_t *c) {
@@ -584,6 +589,7 @@ static void add_shape_axis(tuner *t) {
     }
     t->shape_axis = (int)t->naxes;
     t->def[t->naxes++] = 0;
+    seen_before(t, t->def); /* the default, run before the axis was known */
 }
 
 /* Whether the variant accepts a work-group other than its own: one shape
