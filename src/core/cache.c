@@ -31,7 +31,7 @@ co_status co_cache_path(const char *name, char *out, size_t len) {
 }
 
 void co_cache_make_dirs(const char *path) {
-    char dir[1024];
+    char dir[1200]; /* a cache path and a suffix (".lock", ".PID.tmp") */
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir) return;
