@@ -235,8 +235,13 @@ static co_status shapes_from_list(const char *list, unsigned dims, axis *a) {
     for (const char *p = list; *p;) {
         char *end;
         unsigned long x = strtoul(p, &end, 10), y = 0;
-        if (end != p && *end == 'x') y = strtoul(end + 1, &end, 10);
-        if (end == p || !x || (*end && *end != ',') || x > (1u << 20) || y > (1u << 20))
+        bool bad = end == p || !x || *p == '-';
+        if (!bad && *end == 'x') { /* "8x" and "8x0" are not shapes */
+            const char *second = end + 1;
+            y = strtoul(second, &end, 10);
+            bad = end == second || !y || *second == '-';
+        }
+        if (bad || (*end && *end != ',') || x > (1u << 20) || y > (1u << 20))
             return co_fail(CO_ERR_INVALID, "work-group shapes must be X or XxY separated by "
                            "commas, got '%s'", list);
         if (!y && dims == 2) {
@@ -575,7 +580,7 @@ static void add_shape_axis(tuner *t) {
     const co_tune_candidate *d = &t->r->candidates[0];
     const char *list = co_opt(cfg->values, cfg->nvalues, "local");
     if (cfg->nvalues && !list) return;       /* a preset of tunables only */
-    if (!d->used_local[0] && !list) return;  /* host code, or the default failed */
+    if (!d->used_local[0]) return;           /* host code, or the default failed */
     axis *a = &t->axes[t->naxes];
     memset(a, 0, sizeof *a);
     a->param = -1;
