@@ -118,20 +118,20 @@ PY
 # covered said (wpt: TS x WPT; its kernels compile fast, while a reg2d
 # compile alone takes PoCL up to 25 s, which no budget can cut short).
 t0=$(date +%s)
-"$CO" tune gemm --device opencl --variant wpt --size 64 --budget 4 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
+"$CO" tune gemm --device opencl --variant wpt --size 256 --budget 4 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
 rc=$?
 t1=$(date +%s)
-[ $rc -eq 0 ] && [ $((t1 - t0)) -le 12 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
+[ $rc -eq 0 ] && [ $((t1 - t0)) -le 20 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))
 assert r["variant"] == "wpt" and r["strategy"] == "anneal", r
 assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["run"] >= 2, r
-assert r["elapsed_s"] <= 6, r
+assert r["elapsed_s"] <= 9, r  # a compile past the budget at most
 assert r["candidates"][0]["default"] and r["best"] >= 0, r
 PY
-"$CO" tune gemm --device opencl --size 64 --budget 2 --strategy random >"$tmp/t5.txt" 2>&1 &&
+"$CO" tune gemm --device opencl --variant wpt --size 64 --budget 2 --strategy random >"$tmp/t5.txt" 2>&1 &&
     grep -Eq "candidates of [0-9]+ \([0-9.e+-]+% of the space, random\)" "$tmp/t5.txt" && ok ||
-    no "the share covered, in the text (reg2d's space): $(cat "$tmp/t5.txt")"
+    no "the share covered, in the text: $(cat "$tmp/t5.txt")"
 
 # Export and import round-trip: the same entries back, in another cache.
 "$CO" tune --export "$tmp/shared.json" >"$tmp/e.out" 2>&1 && grep -q "^exported [1-9][0-9]* tuned" "$tmp/e.out" &&

@@ -907,7 +907,7 @@ static int cmd_tune(co_context *ctx, cli *c) {
     size_t nsets = 0;
     if (c->npositional > 1)
         return usage_error("tune takes one WORKLOAD (e.g. 'coalesce tune gemm'), got several");
-    const char *workload = c->npositional ? c->positional[0] : NULL;
+    const char *workload = c->npositional ? c->positional[0] : tune_preset_workload(c->preset);
     if (workload && (c->nsets || c->nopts)) {
         int rc = bench_sets(c, workload, sets, MAX_SETS, &nsets);
         if (rc) return rc;

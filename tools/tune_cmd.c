@@ -300,6 +300,11 @@ static const struct preset *preset_of(const char *name) {
     return NULL;
 }
 
+const char *tune_preset_workload(const char *preset) {
+    const struct preset *p = preset_of(preset);
+    return p ? p->workload : NULL;
+}
+
 int coalesce_tune(co_context *ctx, const tune_args *a) {
     const bool db_only = a->list || a->export_file || a->import_file;
     if (db_only && a->workload)

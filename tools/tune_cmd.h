@@ -24,6 +24,9 @@ typedef struct tune_args {
     bool (*interrupted)(void);
 } tune_args;
 
+/* The workload a preset is for (NULL: any, or no such preset). */
+const char *tune_preset_workload(const char *preset);
+
 /* Returns the exit code. */
 int coalesce_tune(co_context *ctx, const tune_args *a);
 

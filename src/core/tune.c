@@ -791,8 +791,9 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
 
     t.space = space_size(&t);
     t.planned = 1;
+    const double began = co_now_ms(); /* after the problem and its reference */
     run_candidate(&t, t.def); /* the default: the baseline, whatever the budget */
-    t.per_candidate_ms = co_now_ms() - t.t0;
+    t.per_candidate_ms = co_now_ms() - began;
     if (!report(&t)) goto finish;
     add_shape_axis(&t);
     probe_shape(&t);
