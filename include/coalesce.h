@@ -227,6 +227,7 @@ typedef struct co_run_config {
     bool verify;              /* check every repetition against the reference */
     co_progress_fn progress;  /* NULL: none; see co_progress */
     void *progress_user;      /* passed to it */
+    bool untuned;             /* ignore the tuning database (co_tune): the defaults */
 } co_run_config;
 
 #define CO_MAX_KV 24 /* sizes or parameters of one run, at most */
@@ -271,6 +272,9 @@ typedef struct co_result {
     long long ceiling_measured; /* when it was measured, seconds since 1970 (UTC) */
     char ceiling_note[160];    /* why fraction is over 1.05, where it is; else "" */
     double fraction;           /* gbps or gflops / ceiling, 0 if n/a */
+    /* Tunables or work-group came from the tuning database (co_tune): a
+     * configuration tuned for this device, workload, variant and size class. */
+    bool tuned;
 } co_result;
 
 /* Generate inputs from cfg->seed, run warm-up and repetitions, verify and
@@ -358,6 +362,120 @@ CO_API const co_peak_level *co_peak_level_for(const co_peak *peak, double bytes)
 /* The cache file: $COALESCE_CACHE_DIR/peak.json, else
  * $XDG_CACHE_HOME/coalesce/peak.json, else ~/.cache/coalesce/peak.json. */
 CO_API co_status co_peak_cache_path(char *out, size_t len);
+
+/* ---- tuning (src/core/tune.c) ---------------------------------------- */
+
+/* co_tune searches a variant's tunables (each within its range, powers of
+ * two where it must be one) and, for variants that take one, the
+ * work-group shape (within the device's limits), on one problem: every
+ * candidate built, run, verified and timed as co_run does (warm-up,
+ * repetitions, median). One that fails to build, launch or verify is kept
+ * with its status and never chosen. The default configuration is always
+ * the first candidate, and at the end the best and the default are timed
+ * again side by side: the best is chosen only if it is faster there. The
+ * choice is kept in the tuning database (co_tune_db_path), keyed by the
+ * device (backend, name, driver), workload, variant and size class (each
+ * size of 64 or more rounded to the nearest power of two), and co_run uses
+ * it (co_result.tuned) unless co_run_config.untuned. */
+typedef struct co_tune_candidate {
+    struct { char name[16]; long value; } params[CO_MAX_KV];
+    size_t nparams;
+    size_t local[3];          /* asked for; zeros: the variant's choice */
+    size_t used_local[3];     /* what it launched (zeros on the host or on failure) */
+    co_status status;         /* CO_OK; CO_ERR_VERIFY (wrong); CO_ERR_LIMIT, CO_ERR_BUILD, ... */
+    char message[256];        /* why, where status is not CO_OK */
+    bool verified;
+    bool is_default;          /* the variant's default configuration */
+    double median_ms;         /* 0 unless it ran */
+    double elapsed_ms;        /* since co_tune began, when it ended */
+} co_tune_candidate;
+
+/* After each candidate: how far the search is. Return true to stop it. */
+typedef struct co_tune_progress {
+    const co_tune_candidate *last;  /* the candidate that just ended */
+    const co_tune_candidate *best;  /* the fastest verified so far, NULL if none */
+    size_t done;                    /* candidates run */
+    double planned;                 /* candidates the search means to run (may grow) */
+    double space;                   /* candidates in the space */
+    double elapsed_ms, eta_ms, budget_ms;
+} co_tune_progress;
+typedef bool (*co_tune_fn)(const co_tune_progress *progress, void *user);
+
+typedef struct co_tune_config {
+    /* workload, variant (NULL: the device's default), device, options (the
+     * problem), params (tunables held fixed, not searched), local (ignored:
+     * the search's), reps, warmup, seed; verify and untuned are ignored
+     * (every candidate is verified; the default is the untuned one);
+     * progress is passed on within each candidate (true stops the tuning). */
+    co_run_config run;
+    double budget_s;          /* seconds for the whole search (0: 60) */
+    const char *strategy;     /* "full", "random", "anneal"; NULL: full where
+                                 the space fits the budget, else anneal */
+    /* A tunable's values to try ("TS" = "8,16,32"), or the work-group
+     * shapes ("local" = "64,128" or "8x8,16x16"); NULL/0: from the ranges. */
+    const co_option *values;
+    size_t nvalues;
+    co_tune_fn on_candidate;  /* NULL: none */
+    void *user;
+    bool no_store;            /* leave the database as it is */
+} co_tune_config;
+
+typedef struct co_tune_result {
+    char workload[32], variant[32], device[32], device_name[128];
+    char sizes[256];          /* "m=500 n=500 k=500" */
+    char size_class[256];     /* "k=512 m=512 n=512": the database's key */
+    char strategy[16];        /* what ran: "full", "random", "anneal" */
+    co_tune_candidate *candidates; /* in the order run; [0] the default */
+    size_t ncandidates;
+    double space;             /* candidates in the space */
+    double covered;           /* the share of them run (0..1) */
+    long best;                /* the chosen candidate (the default if none beat it), -1 none */
+    double best_ms, default_ms; /* timed side by side at the end (0: not timed) */
+    double elapsed_ms, budget_ms;
+    bool interrupted;         /* stopped by a callback: nothing stored */
+    bool stored;              /* kept in the database */
+    char note[320];           /* where it was kept, or why not; a corrupt database rebuilt */
+} co_tune_result;
+
+/* Tune cfg's variant on cfg's problem. *out (free with co_tune_result_free)
+ * is filled whenever the search began, also when it returns an error:
+ * CO_ERR_INTERRUPTED (a callback stopped it: the candidates so far),
+ * CO_ERR_VERIFY / CO_ERR_LIMIT / ... when no candidate ran correctly. The
+ * errors of co_run for a bad workload, variant, device or option; an
+ * unknown strategy, value list or tunable: CO_ERR_INVALID. */
+CO_API co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **out);
+CO_API void co_tune_result_free(co_tune_result *result);
+
+/* One configuration of the database. */
+typedef struct co_tune_entry {
+    char backend[16], device_name[128], driver[64];
+    char workload[32], variant[32];
+    char size_class[256], sizes[256]; /* the class; the sizes tuned at */
+    char params[256];         /* "TS=16 WPT=8" */
+    size_t local[3];          /* zeros: the variant's choice */
+    double median_ms, default_ms; /* timed side by side */
+    long long tuned_at;       /* seconds since 1970 (UTC) */
+    char strategy[16];
+    double covered;           /* share of the space run */
+} co_tune_entry;
+
+/* $COALESCE_CACHE_DIR/tune.json (else as co_peak_cache_path). */
+CO_API co_status co_tune_db_path(char *out, size_t len);
+/* The database's entries (free with co_tune_db_free; *entries NULL and
+ * *count 0 for none). A file that is not a tuning database is read as
+ * empty with one line in warning (optional; "" otherwise): the next write
+ * rebuilds it. */
+CO_API co_status co_tune_db_list(co_tune_entry **entries, size_t *count, char *warning,
+                                 size_t warning_len);
+CO_API void co_tune_db_free(co_tune_entry *entries);
+/* Write the database's entries to file (as tune.json is written); *count
+ * (optional) how many. */
+CO_API co_status co_tune_db_export(const char *file, size_t *count);
+/* Merge file's entries into the database: an entry replaces the one of the
+ * same device, workload, variant and size class unless that one is newer.
+ * *count (optional): how many were taken. A file that is not a tuning
+ * database: CO_ERR_IO naming it and why. */
+CO_API co_status co_tune_db_import(const char *file, size_t *count);
 
 /* ---- direct calls on caller data -------------------------------------- */
 

@@ -263,6 +263,64 @@ static void test_memory(co_context *ctx) {
     box->destroy(&q);
 }
 
+/* co_tune and the database calls: each bad argument one clear error, before
+ * anything runs (a search on host C of a variant without tunables: the
+ * default alone, nothing stored). */
+static void test_tune(co_context *ctx) {
+    co_tune_result *r = (co_tune_result *)1;
+    co_tune_config cfg = {.run = {.workload = "gemm", .variant = "c", .options = NULL},
+                          .no_store = true, .budget_s = 5};
+    EXPECT_STATUS(co_tune(NULL, &cfg, &r), "co_tune ctx");
+    check(r == NULL, "co_tune clears *out on failure");
+    EXPECT_STATUS(co_tune(ctx, NULL, &r), "co_tune cfg");
+    EXPECT_STATUS(co_tune(ctx, &cfg, NULL), "co_tune out");
+    cfg.strategy = "greedy";
+    EXPECT_STATUS(co_tune(ctx, &cfg, &r), "unknown strategy 'greedy' full random anneal");
+    cfg.strategy = NULL;
+    cfg.budget_s = -1;
+    EXPECT_STATUS(co_tune(ctx, &cfg, &r), "budget_s");
+    cfg.budget_s = 5;
+    cfg.nvalues = 1;
+    EXPECT_STATUS(co_tune(ctx, &cfg, &r), "co_tune values NULL");
+    const co_option shapes[] = {{"local", "8x"}};
+    cfg.values = shapes;
+    EXPECT_STATUS(co_tune(ctx, &cfg, &r), "work-group shapes X XxY '8x'");
+    check(r == NULL, "co_tune: nothing to free after a bad argument");
+    const co_option ts[] = {{"TS", "8"}};
+    cfg.values = ts;
+    cfg.run.variant = "tiled";
+    size_t dev;
+    size_t n;
+    if (co_device_select(ctx, "opencl", &dev, 1, &n) == CO_OK) {
+        cfg.run.device = dev;
+        const co_option bad[] = {{"TS", "3,x"}};
+        cfg.values = bad;
+        cfg.run.options = (const co_option[]){{"size", "16"}};
+        cfg.run.noptions = 1;
+        EXPECT_STATUS(co_tune(ctx, &cfg, &r), "values of TS integers '3,x'");
+        const co_option wrong[] = {{"WPT", "4"}};
+        cfg.values = wrong;
+        EXPECT_STATUS(co_tune(ctx, &cfg, &r), "variant 'tiled' has no tunable 'WPT'");
+    }
+    cfg = (co_tune_config){.run = {.workload = "gemm", .variant = "c",
+                                   .options = (const co_option[]){{"size", "8"}}, .noptions = 1},
+                           .no_store = true, .budget_s = 5};
+    check(co_tune(ctx, &cfg, &r) == CO_OK && r->ncandidates == 1 && r->best == 0 &&
+              r->candidates[0].is_default && r->candidates[0].verified && !r->stored,
+          "co_tune of a variant without tunables: the default alone, not stored");
+    co_tune_result_free(r);
+    co_tune_result_free(NULL);
+    char small[4];
+    EXPECT_STATUS(co_tune_db_path(NULL, 10), "co_tune_db_path output");
+    EXPECT_STATUS(co_tune_db_path(small, 0), "co_tune_db_path length");
+    co_tune_entry *e;
+    EXPECT_STATUS(co_tune_db_list(NULL, &n, NULL, 0), "co_tune_db_list entries");
+    EXPECT_STATUS(co_tune_db_list(&e, NULL, NULL, 0), "co_tune_db_list count");
+    EXPECT_STATUS(co_tune_db_export(NULL, NULL), "co_tune_db_export file NULL");
+    EXPECT_STATUS(co_tune_db_import("", NULL), "co_tune_db_import file empty");
+    co_tune_db_free(NULL);
+}
+
 static void test_build_log(void) {
     co_status st = co_fail_log(CO_ERR_BUILD, "x.cl:1: error: bad\n1 error generated.\n\n",
                                "kernel %s.cl failed to build", "x");
@@ -295,6 +353,7 @@ int main(void) {
     test_registry(ctx);
     test_parse();
     test_run(ctx);
+    test_tune(ctx);
     test_sgemm(ctx);
     test_memory(ctx);
     test_build_log();

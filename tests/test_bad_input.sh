@@ -280,9 +280,9 @@ nocuda 3 "device .cuda. is unavailable: " bench gemm --device cuda
 - 2 "--local must be X, XxY or XxYxZ with integers in \[1, 1048576\], got .0." bench gemm --device c --m 4 --local 0
 - 2 "--size lists at most 32 sizes" bench gemm --device c --size 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33
 - 2 "unknown variant .. \(see .coalesce list.\)" bench gemm --device c --variant ,
-- 2 "unknown command .frobnicate.: use devices, list, run, bench, peak, il, compare, report or help" frobnicate
-- 2 "unknown command .--bogus.: use devices, list, run, bench, peak, il, compare, report or help" --bogus
-- 2 "unknown command .-h2.: use devices, list, run, bench, peak, il, compare, report or help" -h2
+- 2 "unknown command .frobnicate.: use devices, list, run, bench, peak, il, tune, compare, report or help" frobnicate
+- 2 "unknown command .--bogus.: use devices, list, run, bench, peak, il, tune, compare, report or help" --bogus
+- 2 "unknown command .-h2.: use devices, list, run, bench, peak, il, tune, compare, report or help" -h2
 cl 2 "unknown parameter .TX. for variant .tiled. \(it takes TS\)" run gemm --device opencl --variant tiled --param TX=4
 cl 2 "parameter TS must be an integer, got .big." run gemm --device opencl --variant tiled --param TS=big
 cl 2 "parameter TS=0 is out of range \[1, 512\] \(tile edge: work-groups of TS " run gemm --device opencl --variant tiled --param TS=0

@@ -39,8 +39,8 @@ has_opencl=0
 "$CO" devices --json | grep -q '"spec": "opencl:0"' && has_opencl=1
 
 # Usage errors: exit 2, one line naming what was wrong and what is allowed.
-expect 2 "no command given: use devices, list, run, bench, peak, il, compare, report or help"
-expect 2 "unknown command 'frobnicate'.*devices, list, run, bench, peak, il, compare, report or help" frobnicate
+expect 2 "no command given: use devices, list, run, bench, peak, il, tune, compare, report or help"
+expect 2 "unknown command 'frobnicate'.*devices, list, run, bench, peak, il, tune, compare, report or help" frobnicate
 expect 2 "run takes one WORKLOAD" run
 expect 2 "unknown workload 'gemv' \(use gemm" run gemv
 expect 2 "unknown option '--bogus' for gemm \(it takes size, m, n, k\)" run gemm --bogus 3

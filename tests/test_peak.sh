@@ -112,6 +112,22 @@ assert not p["kept_older"] and p["copy_gbps"] < 1000 and p["measured"] > 1700000
 assert f["copy_gbps"] == round(p["copy_gbps"], 4) or abs(f["copy_gbps"] - p["copy_gbps"]) < 1e-6 * p["copy_gbps"], (f, p)
 PY
 
+# peak.json reformatted (indented, keys reordered: as an editor or jq
+# writes it) is read as it was, not taken for a missing file: run measures
+# nothing, and the next store keeps the other devices' entries.
+python3 - "$COALESCE_CACHE_DIR/peak.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+other = dict(d["devices"][0], key="elsewhere|x|y|z|1|h")
+d["devices"].append(other)
+json.dump(d, open(sys.argv[1], "w"), indent=3, sort_keys=True)
+PY
+"$CO" run copy --device c --n 1024 --reps 1 >/dev/null 2>"$tmp/f.err" &&
+    ! grep -q "measured the ceilings" "$tmp/f.err" && ok || no "a reformatted peak.json: $(cat "$tmp/f.err")"
+"$CO" peak --device c --force >/dev/null 2>&1 &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; assert len(d) == 2 and any(e["key"].startswith("elsewhere") for e in d), d' \
+        "$COALESCE_CACHE_DIR/peak.json" && ok || no "a reformatted peak.json: the other entry kept"
+
 # A cache that cannot be written: said in one line, with why; the figures
 # still print, and the exit is 0.
 COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" peak --device c >"$tmp/n.txt" 2>"$tmp/n.err" &&

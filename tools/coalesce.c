@@ -4,6 +4,7 @@
  *   coalesce run WORKLOAD [options]
  *   coalesce bench [WORKLOAD...] [options]
  *   coalesce peak [--device SPEC] [--json]
+ *   coalesce tune WORKLOAD [options] | --list | --export FILE | --import FILE
  * Exit codes: see EXIT_* below and the usage text. Every error is one line
  * on stderr, starting "coalesce: ". */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "report.h"
 #include "results.h"
 #include "tools.h"
+#include "tune_cmd.h"
 
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
 enum {
@@ -51,8 +53,10 @@ typedef struct cli {
     size_t local[3];
     unsigned reps, warmup;
     uint64_t seed;
-    bool json, csv, quick, no_verify, force, help;
+    bool json, csv, quick, no_verify, force, help, untuned, list;
     const char *out; /* -o FILE: the JSON document, rewritten as results come in */
+    double budget_s; /* tune */
+    const char *strategy, *preset, *export_file, *import_file;
 } cli;
 
 static const char usage[] =
@@ -73,6 +77,10 @@ static const char usage[] =
     "                               ladders, CPU-vs-GPU speedups, pictures\n"
     "  help COMMAND                 a command's options (also: coalesce COMMAND --help)\n"
     "  list [WORKLOAD]              (with WORKLOAD: every option and every tunable)\n"
+    "  tune WORKLOAD [options]      search a variant's tunables and work-group within the\n"
+    "                               device's limits, every candidate verified; the best is kept\n"
+    "                               in the tuning database, which run and bench then use\n"
+    "  tune --list | --export FILE | --import FILE   the tuning database\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N,\n"
     "                    vulkan, vulkan:N, all,\n"
@@ -89,6 +97,11 @@ static const char usage[] =
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
+    "  --untuned         run, bench: the defaults, not the tuning database's values\n"
+    "  --budget S        tune: seconds for each search (default 60)\n"
+    "  --strategy X      tune: full, random or anneal (default: full where the space fits\n"
+    "                    the budget, else anneal)\n"
+    "  --preset P        tune: thesis (gemm tiled, TS 8..128) or wg (work-groups 4..1024)\n"
     "  workload options: gemm --size N (square) or --m --n --k; see 'coalesce list'\n"
     "Long runs show their progress on a terminal (stderr); Ctrl-C stops cleanly and prints\n"
     "what finished (bench: its rows so far), a second Ctrl-C at once. bench's default sizes\n"
@@ -157,9 +170,10 @@ static bool parse_local(const char *s, size_t local[3]) {
 }
 
 /* The commands, and what each takes (said when given something else). */
-enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16 };
+enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
 #define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
-#define CMD_WORK (CMD_RUN | CMD_BENCH) /* these take workload options too */
+#define CMD_WORK (CMD_RUN | CMD_BENCH) /* these run workloads as they are */
+#define CMD_PROBLEM (CMD_WORK | CMD_TUNE) /* these take a WORKLOAD and its options */
 static const struct command {
     const char *name;
     unsigned bit;
@@ -170,6 +184,7 @@ static const struct command {
     {"run", CMD_RUN, "--set and --quick are for bench"},
     {"bench", CMD_BENCH, ""},
     {"peak", CMD_PEAK, "peak takes only --device SPEC, --json, --force and -o FILE"},
+    {"tune", CMD_TUNE, "see 'coalesce help tune'"},
 };
 
 /* coalesce help COMMAND, coalesce COMMAND --help. */
@@ -203,6 +218,16 @@ static const struct { const char *name, *text; } helps[] = {
              "memory level, FMA throughput, launch time, host<->device transfers. Kept in the\n"
              "cache directory for run and bench's fractions; kept figures are not replaced by\n"
              "much lower ones (a busy machine) unless --force.\n"},
+    {"tune", "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
+             "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
+             "       coalesce tune --list | --export FILE | --import FILE\n"
+             "Search a variant's tunables and work-group within their ranges and the device's\n"
+             "limits; every candidate is built, run and verified (one that fails is listed, never\n"
+             "chosen), the default is always a candidate, and the best is kept only if it beats\n"
+             "the default timed again beside it. Small spaces are searched whole, large ones\n"
+             "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
+             "to the tuning database (tune.json in the cache directory), which run and bench then\n"
+             "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
     {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
                 "Matches the results of two files (workload, variant, device, sizes) and prints\n"
                 "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
@@ -225,8 +250,8 @@ int coalesce_help(const char *name) {
             fputs(helps[i].text, stdout);
             return EXIT_OK;
         }
-    return usage_error("no help for '%s': use devices, list, run, bench, peak, il, compare or "
-                       "report", name);
+    return usage_error("no help for '%s': use devices, list, run, bench, peak, il, tune, compare "
+                       "or report", name);
 }
 
 /* The tool's own options and the commands that take each. Any other
@@ -236,19 +261,26 @@ static const struct tool_option {
     bool flag;
     unsigned cmds;
 } tool_options[] = {
-    {"json", true, CMD_DEVICES | CMD_WORK | CMD_PEAK},
+    {"json", true, CMD_DEVICES | CMD_PROBLEM | CMD_PEAK},
     {"csv", true, CMD_WORK},
     {"quick", true, CMD_BENCH},
     {"no-verify", true, CMD_WORK},
     {"force", true, CMD_PEAK},
-    {"device", false, CMD_WORK | CMD_PEAK},
-    {"variant", false, CMD_WORK},
-    {"param", false, CMD_WORK},
+    {"untuned", true, CMD_WORK},
+    {"list", true, CMD_TUNE},
+    {"device", false, CMD_PROBLEM | CMD_PEAK},
+    {"variant", false, CMD_PROBLEM},
+    {"param", false, CMD_PROBLEM},
     {"local", false, CMD_WORK},
-    {"reps", false, CMD_WORK},
-    {"warmup", false, CMD_WORK},
-    {"seed", false, CMD_WORK},
-    {"set", false, CMD_BENCH},
+    {"reps", false, CMD_PROBLEM},
+    {"warmup", false, CMD_PROBLEM},
+    {"seed", false, CMD_PROBLEM},
+    {"set", false, CMD_BENCH | CMD_TUNE},
+    {"budget", false, CMD_TUNE},
+    {"strategy", false, CMD_TUNE},
+    {"preset", false, CMD_TUNE},
+    {"export", false, CMD_TUNE},
+    {"import", false, CMD_TUNE},
 };
 
 static const struct tool_option *tool_option(const char *name) {
@@ -294,6 +326,26 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
         char *split = (char *)peq;
         *split = 0;
         c->params[c->nparams++] = (co_option){value, split + 1};
+    } else if (!strcmp(name, "budget")) {
+        char *end;
+        errno = 0;
+        double b = strtod(value, &end);
+        if (end == value || *end || errno || !(b > 0) || b > 86400)
+            return usage_error("--budget must be seconds in (0, 86400], got '%s'", value);
+        c->budget_s = b;
+    } else if (!strcmp(name, "strategy")) {
+        if (strcmp(value, "full") && strcmp(value, "random") && strcmp(value, "anneal"))
+            return usage_error("--strategy must be full, random or anneal, got '%s'", value);
+        c->strategy = value;
+    } else if (!strcmp(name, "preset")) {
+        if (strcmp(value, "thesis") && strcmp(value, "wg"))
+            return usage_error("--preset must be thesis (gemm tiles 8..128) or wg (work-groups "
+                               "4..1024), got '%s'", value);
+        c->preset = value;
+    } else if (!strcmp(name, "export")) {
+        c->export_file = value;
+    } else if (!strcmp(name, "import")) {
+        c->import_file = value;
     } else if (!strcmp(name, "set")) {
         if (c->nsets == MAX_SETS) return usage_error("too many --set (at most %d)", MAX_SETS);
         c->sets[c->nsets++] = value;
@@ -308,7 +360,7 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
     memset(c, 0, sizeof *c);
     c->seed = 1;
     c->warmup = 1;
-    bool work = cmd->bit & CMD_WORK;
+    bool work = cmd->bit & CMD_PROBLEM;
     for (int i = 0; i < argc; i++) /* --help wins over everything else on the line */
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             c->help = true;
@@ -349,6 +401,8 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
             else if (!strcmp(name, "csv")) c->csv = true;
             else if (!strcmp(name, "quick")) c->quick = true;
             else if (!strcmp(name, "force")) c->force = true;
+            else if (!strcmp(name, "untuned")) c->untuned = true;
+            else if (!strcmp(name, "list")) c->list = true;
             else c->no_verify = true;
             continue;
         }
@@ -564,7 +618,7 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
         .workload = workload, .variant = variant, .device = device,
         .options = opts, .noptions = nopts, .params = c->params, .nparams = c->nparams,
         .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .verify = !c->no_verify,
-        .progress = on_progress,
+        .progress = on_progress, .untuned = c->untuned,
     };
     memcpy(cfg.local, c->local, sizeof cfg.local);
     report_row *row = rows_add(out);
@@ -912,6 +966,11 @@ static int cmd_bench(co_context *ctx, cli *c) {
         return EXIT_SKIPPED;
     }
     print_rows(ctx, &all, c, true, "bench", idx, n);
+    bool tuned = false;
+    for (size_t i = 0; i < all.n; i++) tuned |= all.v[i].r.tuned;
+    if (tuned && !c->json && !c->csv)
+        printf("\nvariant+: ran with the tuning database's values ('coalesce tune --list'; "
+               "--untuned for the defaults)\n");
     free(all.v);
     if (stopped[0]) {
         fprintf(stderr, "coalesce: %s\n", stopped);
@@ -960,6 +1019,35 @@ static int cmd_peak(co_context *ctx, const cli *c) {
     else if (!c->json && rc == 0 && !co_peak_cache_path(path, sizeof path))
         printf("kept in %s for the fractions of run and bench\n", path);
     return rc;
+}
+
+static bool was_interrupted(void) { return interrupted != 0; }
+
+/* coalesce tune (tools/tune_cmd.c): the problems as bench makes them from
+ * --set or the workload options; none given, the device's bench sets. */
+static int cmd_tune(co_context *ctx, cli *c) {
+    char sets[MAX_SETS][SET_LEN];
+    const char *set_text[MAX_SETS];
+    size_t nsets = 0;
+    if (c->npositional > 1)
+        return usage_error("tune takes one WORKLOAD (e.g. 'coalesce tune gemm'), got several");
+    const char *workload = c->npositional ? c->positional[0] : tune_preset_workload(c->preset);
+    if (workload && (c->nsets || c->nopts)) {
+        int rc = bench_sets(c, workload, sets, MAX_SETS, &nsets);
+        if (rc) return rc;
+    }
+    for (size_t i = 0; i < nsets; i++) set_text[i] = sets[i];
+    start_runs(c);
+    tune_args a = {
+        .workload = workload, .device = c->device, .variants = c->variants,
+        .sets = set_text, .nsets = nsets, .params = c->params, .nparams = c->nparams,
+        .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .json = c->json, .list = c->list,
+        .budget_s = c->budget_s, .strategy = c->strategy, .preset = c->preset,
+        .export_file = c->export_file, .import_file = c->import_file,
+        .line_on = line.on, .line_show = line_show, .line_clear = line_clear,
+        .interrupted = was_interrupted,
+    };
+    return coalesce_tune(ctx, &a);
 }
 
 /* Appends ", name" to a list of names, stopping where the buffer is full. */
@@ -1102,7 +1190,7 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
                 return unknown_option(named[w], c->opts[i].name, strlen(c->opts[i].name));
     for (size_t i = 0; i < c->nopts; i++)
         if (!c->opts[i].value) return usage_error("option --%s needs a value", c->opts[i].name);
-    if (cmd->bit != CMD_BENCH) return 0;
+    if (cmd->bit == CMD_RUN || !nw) return 0;
     if (c->nsets && c->nopts)
         return usage_error("--set and workload options (--%s) exclude each other: put them in "
                            "the set",
@@ -1121,8 +1209,8 @@ int main(int argc, char **argv) {
     quiet_thread_pools(argv);
     results_set_argv(argc, argv);
     if (argc < 2)
-        return usage_error("no command given: use devices, list, run, bench, peak, il, compare, "
-                           "report or help");
+        return usage_error("no command given: use devices, list, run, bench, peak, il, tune, "
+                           "compare, report or help");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "help") && argc == 3) return coalesce_help(argv[2]);
     if (!strcmp(cmd, "help") && argc > 3) return usage_error("help takes one COMMAND");
@@ -1142,14 +1230,14 @@ int main(int argc, char **argv) {
         if (!strcmp(cmd, commands[i].name)) command = &commands[i];
     if (!command)
         return usage_error("unknown command '%s': use devices, list, run, bench, peak, il, "
-                           "compare, report or help", cmd);
+                           "tune, compare, report or help", cmd);
     cli c;
     int rc = parse(command, argc - 2, argv + 2, &c);
     if (!rc && c.help) {
         cli_free(&c);
         return coalesce_help(command->name);
     }
-    if (!rc && (command->bit & CMD_WORK)) rc = check_workload_options(command, &c);
+    if (!rc && (command->bit & CMD_PROBLEM)) rc = check_workload_options(command, &c);
     if (rc || command->bit == CMD_LIST) {
         cli_free(&c);
         return rc ? rc : cmd_list(&c);
@@ -1173,6 +1261,7 @@ int main(int argc, char **argv) {
         }
     }
     else if (command->bit == CMD_PEAK) rc = cmd_peak(ctx, &c);
+    else if (command->bit == CMD_TUNE) rc = cmd_tune(ctx, &c);
     else {
         start_runs(&c);
         rc = command->bit == CMD_RUN ? cmd_run(ctx, &c) : cmd_bench(ctx, &c);

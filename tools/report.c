@@ -79,11 +79,11 @@ void report_table(FILE *out, const report_row *rows, size_t n) {
     fprintf(out, "%-9s %-*s %-9s %-11s %s\n", "workload", width, "sizes", "device", "variant",
             cells_header());
     for (size_t i = 0; i < n; i++) {
-        char sizes[128], cells[768];
+        char sizes[128], cells[768], variant[40];
         sizes_text(&rows[i].r, sizes, sizeof sizes);
         row_cells(&rows[i], cells, sizeof cells);
         fprintf(out, "%-9s %-*s %-9s %-11s %s\n", rows[i].r.workload, width, sizes,
-                rows[i].r.device, rows[i].r.variant, cells);
+                rows[i].r.device, variant_cell(&rows[i].r, variant, sizeof variant), cells);
     }
 }
 
@@ -96,8 +96,10 @@ void report_stream_row(FILE *out, report_stream *st, const report_row *row) {
                 "variant", cells_header());
         memcpy(st->group, group, sizeof group);
     }
+    char variant[40];
     row_cells(row, cells, sizeof cells);
-    fprintf(out, "  %-9s %-11s %s\n", row->r.device, row->r.variant, cells);
+    fprintf(out, "  %-9s %-11s %s\n", row->r.device, variant_cell(&row->r, variant, sizeof variant),
+            cells);
 }
 
 void report_human(FILE *out, const report_row *row) {
@@ -105,8 +107,9 @@ void report_human(FILE *out, const report_row *row) {
     char sizes[256], params[256];
     sizes_text(r, sizes, sizeof sizes);
     params_text(r, params, sizeof params);
-    fprintf(out, "%s/%s on %s (%s): %s%s%s\n", r->workload, r->variant, r->device, r->device_name,
-            sizes, params[0] ? "  " : "", params);
+    fprintf(out, "%s/%s on %s (%s): %s%s%s%s\n", r->workload, r->variant, r->device, r->device_name,
+            sizes, params[0] ? "  " : "", params,
+            r->tuned ? "  (tuned: the tuning database's; --untuned for the defaults)" : "");
     if (r->local[0])
         fprintf(out, "  work-group %zux%zux%zu\n", r->local[0], r->local[1], r->local[2]);
     if (unchecked(r))

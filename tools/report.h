@@ -14,7 +14,6 @@ typedef struct report_row {
     double vs_c;       /* speedup over sequential C on the same sizes, 0 if not measured */
     char anchor[32];   /* the library compared with, "" if none */
     double vs_anchor;  /* anchor time / this time (> 1: faster than the library) */
-    bool tuned;        /* its tunables came from the tuning database (coalesce tune) */
 } report_row;
 
 void report_table(FILE *out, const report_row *rows, size_t n);

@@ -173,7 +173,7 @@ cJSON *results_row(const co_context *ctx, const report_row *row) {
     } else {
         cJSON_AddNullToObject(o, "local");
     }
-    cJSON_AddBoolToObject(o, "tuned", row->tuned);
+    cJSON_AddBoolToObject(o, "tuned", row->r.tuned);
     cJSON_AddStringToObject(o, "status", co_status_name(row->status));
     add_text(o, "message", row->status == CO_OK ? "" : row->error);
     if (!ran(row)) return o; /* nothing measured: the figures are absent */
@@ -443,7 +443,7 @@ void results_csv_row(FILE *out, const co_context *ctx, const report_row *row) {
     fprintf(out, "%s,", results_backend(ctx, r->device));
     csv_text(out, sizes);
     csv_text(out, params);
-    fprintf(out, "%s,%s,", row->tuned ? "true" : "false", co_status_name(row->status));
+    fprintf(out, "%s,%s,", row->r.tuned ? "true" : "false", co_status_name(row->status));
     if (!ran(row)) { /* the message in check's place; the figures empty */
         fputs(",", out);
         csv_text(out, row->error);

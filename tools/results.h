@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 
 #include "report.h"
 

@@ -2,13 +2,17 @@
  * (backends whose compiler keeps no cache of its own: NVRTC). Files are
  * written aside and renamed into place, so a reader never sees half of
  * one; a missing, unreadable or foreign file is a miss, never an error. */
+#include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/jsonfile.h"
 #include "core/workload.h"
 
 co_status co_cache_path(const char *name, char *out, size_t len) {
@@ -27,7 +31,7 @@ co_status co_cache_path(const char *name, char *out, size_t len) {
 }
 
 void co_cache_make_dirs(const char *path) {
-    char dir[1024];
+    char dir[1200]; /* a cache path and a suffix (".lock", ".PID.tmp") */
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir) return;
@@ -90,4 +94,93 @@ void co_cache_put(const char *kind, const char *key, const void *data, size_t si
     bool ok = fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 && fwrite(data, 1, size, f) == size;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+/* ---- JSON files (jsonfile.h) ---- */
+
+struct cJSON *co_json_file_read(const char *path, const char *tag, const char *array, char *why,
+                                size_t why_len) {
+    why[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    const size_t cap = (size_t)16 << 20; /* far over any real file: a runaway one is corrupt */
+    char *text = malloc(cap + 1);
+    size_t got = text ? fread(text, 1, cap + 1, f) : 0;
+    fclose(f);
+    if (!text) {
+        snprintf(why, why_len, "out of memory reading it");
+        return NULL;
+    }
+    cJSON *root = got <= cap ? cJSON_ParseWithLength(text, got) : NULL;
+    if (got > cap) {
+        snprintf(why, why_len, "over %zu MiB", cap >> 20);
+    } else if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        long off = at && at >= text && at <= text + got ? (long)(at - text) : -1;
+        snprintf(why, why_len, "not valid JSON (at byte %ld of %zu)", off, got);
+    }
+    free(text);
+    if (!root) return NULL;
+    cJSON *entries = cJSON_DetachItemFromObjectCaseSensitive(root, array);
+    if (!cJSON_IsObject(root) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, tag)) ||
+        !cJSON_IsArray(entries)) {
+        snprintf(why, why_len, "valid JSON but not a coalesce file (no \"%s\" and \"%s\" array)",
+                 tag, array);
+        cJSON_Delete(entries);
+        entries = NULL;
+    }
+    cJSON_Delete(root);
+    return entries;
+}
+
+int co_json_file_lock(const char *path) {
+    char lock[1100];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    co_cache_make_dirs(lock);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        /* Named as the file it guards: that is what cannot be written. */
+        co_fail(CO_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            co_fail(CO_ERR_IO, "cannot lock %s: %s", lock, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+void co_json_file_unlock(int fd) {
+    if (fd >= 0) close(fd); /* closing releases the flock */
+}
+
+co_status co_json_file_write(const char *path, const char *tag, int version, const char *array,
+                             const struct cJSON *entries) {
+    char tmp[1100];
+    co_cache_make_dirs(path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return co_fail(CO_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    /* One entry per line: diffs and greps stay readable. */
+    fprintf(f, "{\"%s\": %d, \"%s\": [", tag, version, array);
+    bool ok = true, first = true;
+    for (const cJSON *e = entries ? entries->child : NULL; e && ok; e = e->next) {
+        char *line = cJSON_PrintUnformatted(e);
+        ok = line != NULL;
+        if (line) fprintf(f, "%s\n%s", first ? "" : ",", line);
+        first = false;
+        free(line);
+    }
+    fputs("\n]}\n", f);
+    ok = !ferror(f) && ok;
+    ok = fclose(f) == 0 && ok;
+    int e = errno;
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok) e = errno;
+        remove(tmp);
+        return co_fail(CO_ERR_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    return CO_OK;
 }

@@ -21,6 +21,7 @@
  * measures again. A corrupt or missing file only means measuring. A new
  * measurement much lower than the kept one (a busy machine) does not
  * replace it unless forced. */
+#include <cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <omp.h>
 #endif
 
+#include "core/jsonfile.h"
 #include "core/workload.h"
 
 #define REPS 5
@@ -684,29 +686,14 @@ co_status co_peak_cache_path(char *out, size_t len) {
     return co_cache_path("peak.json", out, len);
 }
 
-/* JSON string text (without quotes) of s. */
-static void json_escape(const char *s, char *out, size_t len) {
-    size_t used = 0;
-    for (; *s && used + 7 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') used += (size_t)snprintf(out + used, len - used, "\\%c", c);
-        else if (c < 0x20) used += (size_t)snprintf(out + used, len - used, "\\u%04x", c);
-        else out[used++] = (char)c;
-    }
-    out[used] = 0;
-}
-
 /* What identifies a device's figures: another machine (a home directory
- * shared by several) or driver measures again. Escaped as in the
- * file, to compare with it as it is. */
+ * shared by several) or driver measures again. */
 static void cache_key(const co_device *dev, char *out, size_t len) {
     const co_device_info *i = &dev->info;
     char host[64] = "";
     if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
-    char raw[512];
-    snprintf(raw, sizeof raw, "%s|%s|%s|%s|%u|%s", i->backend, i->platform, i->name,
-             i->driver_version, i->compute_units, host);
-    json_escape(raw, out, len);
+    snprintf(out, len, "%s|%s|%s|%s|%u|%s", i->backend, i->platform, i->name, i->driver_version,
+             i->compute_units, host);
 }
 
 /* The numbers of an entry, by name: the device's, then each level's
@@ -738,166 +725,72 @@ static const field level_fields[] = {
 
 static double *at(void *base, const field *f) { return (double *)((char *)base + f->offset); }
 
-/* name (nlen bytes) is "level<digit>_<rest>": the level, and *rest. */
-static int level_of(const char *name, size_t nlen, const char **rest) {
-    if (nlen < 8 || strncmp(name, "level", 5) || name[5] < '0' || name[5] > '9' || name[6] != '_')
-        return -1;
-    *rest = name + 7;
-    return name[5] - '0' < CO_PEAK_MAX_LEVELS ? name[5] - '0' : -1;
+/* A number of an entry: >= 0 and finite, or null (0: does not apply);
+ * false for anything else or a missing required one. */
+static bool number_of(const cJSON *e, const char *name, bool required, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, name);
+    *out = 0;
+    if (!v || cJSON_IsNull(v)) return !required;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0) return false;
+    *out = v->valuedouble;
+    return !required || *out > 0;
 }
 
-static bool same(const char *name, size_t nlen, const char *want) {
-    return strlen(want) == nlen && !strncmp(name, want, nlen);
-}
-
-/* Store number x under its name: a device's field, a level's, or the
- * level count and the date. */
-static void set_number(co_peak *p, const char *name, size_t nlen, double x, bool *seen) {
-    const char *rest;
-    int lv = level_of(name, nlen, &rest);
-    if (lv >= 0) {
-        for (size_t f = 0; f < NLEVEL_FIELDS; f++)
-            if (same(rest, nlen - 7, level_fields[f].name)) *at(&p->levels[lv], &level_fields[f]) = x;
-    } else if (same(name, nlen, "levels")) {
-        p->nlevels = x >= 1 && x <= CO_PEAK_MAX_LEVELS ? (size_t)x : 0;
-    } else if (same(name, nlen, "measured")) {
-        p->measured = (long long)x;
-    } else {
-        for (size_t f = 0; f < NFIELDS; f++)
-            if (same(name, nlen, fields[f].name)) {
-                *at(p, &fields[f]) = x;
-                seen[f] = true;
-            }
-    }
-}
-
-/* Whether an entry holds everything the fractions need: the required
- * figures, a date, and every level named with its bandwidths. */
-static bool complete(co_peak *p, const bool *seen) {
+/* An entry of the file as a co_peak, with its key; false if it is not
+ * complete (what the fractions need: the required figures, a date, every
+ * level named with its bandwidths; an entry of the first format had no
+ * levels: measured again). */
+static bool parse_entry(const cJSON *e, const char **key, co_peak *p) {
+    memset(p, 0, sizeof *p);
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
+    *key = cJSON_IsString(k) ? k->valuestring : NULL;
+    if (!*key || !**key) return false;
     for (size_t f = 0; f < NFIELDS; f++)
-        if (fields[f].required && (!seen[f] || *at(p, &fields[f]) <= 0)) return false;
-    if (!p->nlevels || p->measured <= 0) return false;
-    for (size_t i = 0; i < p->nlevels; i++) {
-        if (!p->levels[i].name[0]) return false;
-        for (size_t f = 0; f < NLEVEL_FIELDS; f++)
-            if (level_fields[f].required && *at(&p->levels[i], &level_fields[f]) <= 0) return false;
+        if (!number_of(e, fields[f].name, fields[f].required, at(p, &fields[f]))) return false;
+    double levels, measured;
+    if (!number_of(e, "levels", true, &levels) || levels > CO_PEAK_MAX_LEVELS ||
+        !number_of(e, "measured", true, &measured))
+        return false;
+    p->nlevels = (size_t)levels;
+    p->measured = (long long)measured;
+    for (size_t l = 0; l < p->nlevels; l++) {
+        char name[64];
+        snprintf(name, sizeof name, "level%zu_name", l);
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, name);
+        if (!cJSON_IsString(n) || !n->valuestring[0] ||
+            strlen(n->valuestring) >= sizeof p->levels[l].name)
+            return false;
+        snprintf(p->levels[l].name, sizeof p->levels[l].name, "%s", n->valuestring);
+        for (size_t f = 0; f < NLEVEL_FIELDS; f++) {
+            snprintf(name, sizeof name, "level%zu_%s", l, level_fields[f].name);
+            if (!number_of(e, name, level_fields[f].required, at(&p->levels[l], &level_fields[f])))
+                return false;
+        }
     }
     return true;
 }
 
-static const char *skip_ws(const char *s) { return s + strspn(s, " \t\r"); }
-
-/* A string's raw text; s at its opening quote. NULL if unterminated. */
-static const char *scan_string(const char *s, const char **start, size_t *len) {
-    *start = ++s;
-    for (; *s && *s != '"'; s++)
-        if (*s == '\\' && !*++s) return NULL;
-    if (*s != '"') return NULL;
-    *len = (size_t)(s - *start);
-    return s + 1;
-}
-
-/* One line of the file: {"key": "...", "name": number|null|"text", ...}.
- * Fills *key (raw text) and the known numbers and level names; false if it
- * is not such a line or is incomplete (an entry of the first format had no
- * levels: measured again). */
-static bool parse_entry(const char *line, char *key, size_t keylen, co_peak *p) {
-    memset(p, 0, sizeof *p);
-    key[0] = 0;
-    bool seen[NFIELDS] = {false};
-    const char *s = skip_ws(line);
-    if (*s++ != '{') return false;
-    for (;;) {
-        const char *name, *text, *rest;
-        size_t nlen, tlen;
-        s = skip_ws(s);
-        if (*s != '"' || !(s = scan_string(s, &name, &nlen))) return false;
-        s = skip_ws(s);
-        if (*s++ != ':') return false;
-        s = skip_ws(s);
-        if (*s == '"') {
-            if (!(s = scan_string(s, &text, &tlen))) return false;
-            int lv = level_of(name, nlen, &rest);
-            if (same(name, nlen, "key") && tlen < keylen)
-                snprintf(key, keylen, "%.*s", (int)tlen, text);
-            else if (lv >= 0 && same(rest, nlen - 7, "name") && tlen < sizeof p->levels[0].name &&
-                     !memchr(text, '\\', tlen))
-                snprintf(p->levels[lv].name, sizeof p->levels[lv].name, "%.*s", (int)tlen, text);
-        } else if (!strncmp(s, "null", 4)) {
-            s += 4;
-        } else {
-            char *end;
-            errno = 0;
-            double x = strtod(s, &end);
-            if (end == s || errno == ERANGE || !isfinite(x) || x < 0) return false;
-            s = end;
-            set_number(p, name, nlen, x, seen);
-        }
-        s = skip_ws(s);
-        if (*s == '}') break;
-        if (*s++ != ',') return false;
-    }
-    return complete(p, seen) && key[0] != 0;
-}
-
-/* The whole file (at most 1 MiB), or NULL. Caller frees. */
-static char *read_cache(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    const size_t cap = 1 << 20;
-    char *text = malloc(cap + 1);
-    size_t got = text ? fread(text, 1, cap, f) : 0;
-    fclose(f);
-    if (text) text[got] = 0;
-    return text;
-}
-
-/* A pass over the file's entries: finding one key's, and (when rewriting
- * the file) copying every other valid entry to `keep`. */
-typedef struct scan {
-    const char *key;
-    co_peak *found; /* the entry of key, if wanted */
-    bool hit;
-    FILE *keep;
-    size_t kept;
-} scan;
-
-static void scan_entries(char *text, scan *s) {
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        /* An entry line ends "}," or, the last one, "}" and "]}". */
-        size_t len = strlen(line);
-        while (len && strchr(" \t\r", line[len - 1])) len--;
-        if (len >= 2 && !strncmp(line + len - 2, "]}", 2)) len -= 2;
-        if (len && line[len - 1] == ',') len--;
-        line[len] = 0;
-        char key[600];
-        co_peak p;
-        line = (char *)skip_ws(line);
-        if (strncmp(line, "{\"key\"", 6) || !parse_entry(line, key, sizeof key, &p)) continue;
-        if (strcmp(key, s->key) == 0) {
-            if (s->found) *s->found = p;
-            s->hit = true;
-        } else if (s->keep) {
-            fprintf(s->keep, "%s%s", s->kept++ ? ",\n" : "", line);
-        }
-    }
-}
-
-/* Read the cache file and scan it; false if there is none. */
-static bool scan_cache(const char *path, scan *s) {
-    char *text = read_cache(path);
-    if (text) scan_entries(text, s);
-    free(text);
-    return text != NULL;
-}
+#define PEAK_TAG "coalesce_peak"
+#define PEAK_VERSION 2
+#define PEAK_ARRAY "devices"
 
 static bool cache_lookup(const co_device *dev, co_peak *out) {
-    char path[1024], key[600];
+    char path[1024], key[600], why[200];
     if (co_peak_cache_path(path, sizeof path)) return false;
     cache_key(dev, key, sizeof key);
-    scan s = {.key = key, .found = out};
-    return scan_cache(path, &s) && s.hit;
+    cJSON *entries = co_json_file_read(path, PEAK_TAG, PEAK_ARRAY, why, sizeof why);
+    bool hit = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, entries) {
+        const char *k;
+        co_peak p;
+        if (parse_entry(e, &k, &p) && !strcmp(k, key)) {
+            *out = p;
+            hit = true;
+        }
+    }
+    cJSON_Delete(entries);
+    return hit;
 }
 
 /* "2026-12-01 14:03 UTC": when a figure was measured. */
@@ -908,58 +801,63 @@ static void date_text(long long t, char *out, size_t len) {
         snprintf(out, len, "an unknown date");
 }
 
-/* "cannot write PATH: why" (a long path cut short); false. */
-static bool write_error(char *err, size_t len, const char *path, int e) {
-    if (snprintf(err, len, "cannot write %s: %s", path, strerror(e)) >= (int)len)
-        snprintf(err, len, "cannot write ...%s: %s",
-                 path + (strlen(path) > len / 2 ? strlen(path) - len / 2 : 0), strerror(e));
-    return false;
+/* The file's entry of p. */
+static cJSON *make_entry(const co_device *dev, const co_peak *p, const char *key) {
+    cJSON *e = cJSON_CreateObject();
+    char date[40], name[64];
+    date_text(p->measured, date, sizeof date);
+    cJSON_AddStringToObject(e, "key", key);
+    cJSON_AddStringToObject(e, "device", dev->info.spec);
+    cJSON_AddStringToObject(e, "device_name", dev->info.name);
+    cJSON_AddNumberToObject(e, "measured", (double)p->measured);
+    cJSON_AddStringToObject(e, "measured_at", date);
+    for (size_t i = 0; i < NFIELDS; i++)
+        cJSON_AddNumberToObject(e, fields[i].name, *at((void *)p, &fields[i]));
+    cJSON_AddNumberToObject(e, "levels", (double)p->nlevels);
+    for (size_t l = 0; l < p->nlevels; l++) {
+        snprintf(name, sizeof name, "level%zu_name", l);
+        cJSON_AddStringToObject(e, name, p->levels[l].name);
+        for (size_t i = 0; i < NLEVEL_FIELDS; i++) {
+            snprintf(name, sizeof name, "level%zu_%s", l, level_fields[i].name);
+            cJSON_AddNumberToObject(e, name, *at((void *)&p->levels[l], &level_fields[i]));
+        }
+    }
+    return e;
 }
 
-/* Rewrite the file with this device's entry replaced: the other valid
- * entries kept, corrupt lines dropped, written aside and renamed over it
- * (readers never see half a file). On failure, why in err. */
+/* Rewrite the file with this device's entry replaced: the other complete
+ * entries kept, incomplete ones and a file that is not JSON dropped;
+ * under the file's lock, so that two processes measuring at once both
+ * land. On failure, why in err. */
 static bool cache_store(const co_device *dev, const co_peak *p, char *err, size_t errlen) {
-    char path[1024], tmp[1100], key[600], name[300];
+    char path[1024], key[600], why[200];
     err[0] = 0;
     if (co_peak_cache_path(path, sizeof path)) {
         snprintf(err, errlen, "%s", co_last_error());
         return false;
     }
-    co_cache_make_dirs(path);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        /* The directory's own error names it better than the temporary's. */
-        return write_error(err, errlen, path, errno);
+    int lock = co_json_file_lock(path);
+    if (lock < 0) {
+        snprintf(err, errlen, "%s", co_last_error());
+        return false;
     }
     cache_key(dev, key, sizeof key);
-    fputs("{\"coalesce_peak\": 2, \"devices\": [\n", f);
-    scan k = {.key = key, .keep = f};
-    scan_cache(path, &k);
-    json_escape(dev->info.name, name, sizeof name);
-    char date[40];
-    date_text(p->measured, date, sizeof date);
-    fprintf(f, "%s{\"key\": \"%s\", \"device\": \"%s\", \"device_name\": \"%s\", "
-            "\"measured\": %lld, \"measured_at\": \"%s\"",
-            k.kept ? ",\n" : "", key, dev->info.spec, name, p->measured, date);
-    for (size_t i = 0; i < NFIELDS; i++) fprintf(f, ", \"%s\": %.10g", fields[i].name, *at((void *)p, &fields[i]));
-    fprintf(f, ", \"levels\": %zu", p->nlevels);
-    for (size_t l = 0; l < p->nlevels; l++) {
-        fprintf(f, ", \"level%zu_name\": \"%s\"", l, p->levels[l].name);
-        for (size_t i = 0; i < NLEVEL_FIELDS; i++)
-            fprintf(f, ", \"level%zu_%s\": %.10g", l, level_fields[i].name,
-                    *at((void *)&p->levels[l], &level_fields[i]));
+    cJSON *old = co_json_file_read(path, PEAK_TAG, PEAK_ARRAY, why, sizeof why);
+    cJSON *entries = cJSON_CreateArray();
+    cJSON *e;
+    while (old && (e = cJSON_DetachItemFromArray(old, 0))) {
+        const char *k;
+        co_peak q;
+        if (parse_entry(e, &k, &q) && strcmp(k, key)) cJSON_AddItemToArray(entries, e);
+        else cJSON_Delete(e);
     }
-    fputs("}\n]}\n", f);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return write_error(err, errlen, path, e);
-    }
-    return true;
+    cJSON_Delete(old);
+    cJSON_AddItemToArray(entries, make_entry(dev, p, key));
+    co_status st = co_json_file_write(path, PEAK_TAG, PEAK_VERSION, PEAK_ARRAY, entries);
+    cJSON_Delete(entries);
+    co_json_file_unlock(lock);
+    if (st) snprintf(err, errlen, "%s", co_last_error());
+    return st == CO_OK;
 }
 
 /* ---- public ------------------------------------------------------------- */

@@ -134,6 +134,13 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
     char shape[64];
     snprintf(shape, sizeof shape, dims == 1 ? "%zu" : dims == 2 ? "%zux%zu" : "%zux%zux%zu",
              local[0], dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1);
+    /* Local memory first: the limit a tile meets on GPUs (the thesis's
+     * "Insufficient Local Resources" at TS=128), whatever the group size. */
+    if (local_mem > info->local_mem_bytes)
+        return co_fail(CO_ERR_LIMIT,
+                       "insufficient local resources: the kernel needs %zu bytes of local "
+                       "memory, over the device's %zu (local_mem_bytes of %s); use a smaller tile",
+                       local_mem, info->local_mem_bytes, info->spec);
     for (unsigned d = 0; d < dims; d++) {
         if (local[d] == 0) return co_fail(CO_ERR_INVALID, "work-group size 0 in dimension %u", d);
         if (info->max_work_item_sizes[d] && local[d] > info->max_work_item_sizes[d])
@@ -148,11 +155,6 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
                        "work-group %s = %zu work-items is over the device's maximum "
                        "work-group size %zu (max_work_group_size of %s)",
                        shape, items, info->max_work_group_size, info->spec);
-    if (local_mem > info->local_mem_bytes)
-        return co_fail(CO_ERR_LIMIT,
-                       "insufficient local resources: the kernel needs %zu bytes of local "
-                       "memory, over the device's %zu (local_mem_bytes of %s); use a smaller tile",
-                       local_mem, info->local_mem_bytes, info->spec);
     return CO_OK;
 }
 
@@ -654,72 +656,157 @@ static co_status check_config(const char *fn, const co_context *ctx, const co_ru
     return st;
 }
 
-co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
-    if (!out) return co_fail(CO_ERR_INVALID, "co_run: out is NULL");
-    memset(out, 0, sizeof *out);
+/* A prepared run: the problem made, filled and its reference computed once,
+ * then any number of configurations of the variant timed on it (co_run
+ * runs one; tune.c many). */
+struct co_session {
+    co_context *ctx;
+    co_run_config cfg;
+    const co_workload *wl;
+    co_device *dev;
+    const co_variant *var;
+    co_problem p;
+    co_job job;
+    long base[CO_MAX_PARAMS]; /* cfg's tunables over the tuned ones, over the defaults */
+    size_t base_local[3];
+    bool tuned;               /* base holds values of the tuning database */
+};
+
+/* The names of a run that stopped before its result was filled. */
+static void result_names(co_result *out, const co_workload *wl, const co_variant *var,
+                         const co_device *dev) {
+    snprintf(out->workload, sizeof out->workload, "%s", wl->name);
+    snprintf(out->variant, sizeof out->variant, "%s", var->name);
+    snprintf(out->device, sizeof out->device, "%s", dev->info.spec);
+    snprintf(out->device_name, sizeof out->device_name, "%s", dev->info.name);
+}
+
+/* Whether the config names tunable i itself (it wins over a tuned value). */
+static bool param_given(const co_run_config *cfg, const co_variant *v, size_t i) {
+    for (size_t j = 0; j < cfg->nparams; j++)
+        if (!strcmp(cfg->params[j].name, v->params[i].name)) return true;
+    return false;
+}
+
+void co_session_close(co_session *s) {
+    if (!s) return;
+    free_device_arrays(&s->p, s->dev);
+    problem_free(&s->p);
+    free(s);
+}
+
+co_status co_session_open(co_context *ctx, const co_run_config *cfg, co_result *names,
+                          co_session **out) {
+    *out = NULL;
     co_status st = check_config("co_run", ctx, cfg);
     if (st) return st;
     const co_workload *wl;
     co_device *dev;
     const co_variant *var;
-    st = resolve(ctx, cfg, NULL, &wl, &dev, &var);
-    if (st) return st;
-    co_job job = {.dev = dev, .var = var};
-    memcpy(job.local, cfg->local, sizeof job.local);
-    st = resolve_params(&job, cfg);
-    if (st) return st;
+    if ((st = resolve(ctx, cfg, NULL, &wl, &dev, &var))) return st;
+    co_session *s = calloc(1, sizeof *s);
+    if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
+    s->ctx = ctx, s->cfg = *cfg, s->wl = wl, s->dev = dev, s->var = var;
+    co_job *job = &s->job;
+    *job = (co_job){.dev = dev, .var = var, .prob = &s->p, .cfg = &s->cfg};
+    memcpy(job->local, cfg->local, sizeof job->local);
+    if ((st = resolve_params(job, cfg))) {
+        free(s);
+        return st;
+    }
+    st = prepare(wl, dev, cfg, &s->p);
+    if (!st && !cfg->untuned) { /* the sizes are known from here on */
+        long tuned[CO_MAX_PARAMS];
+        bool have[CO_MAX_PARAMS];
+        size_t local[3];
+        if (co_tune_lookup(dev, wl, var, &s->p, tuned, have, local)) {
+            for (size_t i = 0; i < var->nparams; i++)
+                if (have[i] && !param_given(cfg, var, i)) {
+                    s->tuned = true;
+                    job->params[i] = tuned[i];
+                }
+            if (!cfg->local[0] && local[0]) {
+                memcpy(job->local, local, sizeof job->local);
+                s->tuned = true;
+            }
+        }
+    }
+    memcpy(s->base, job->params, sizeof s->base);
+    memcpy(s->base_local, job->local, sizeof s->base_local);
+    if (!st) {
+        s->p.job = job;
+        job->start_ms = job->checked_ms = job->called_ms = co_now_ms();
+        job_phase(job, "reference", 0); /* fill may make the reference (raytrace) */
+        wl->fill(&s->p, cfg->seed);
+        if (job->stop) st = co_job_stopped(job);
+        else if (cfg->verify && wl->reference) st = wl->reference(&s->p);
+    }
+    if (st) {
+        if (st == CO_ERR_INTERRUPTED && names) result_names(names, wl, var, dev);
+        co_session_close(s);
+        return st;
+    }
+    *out = s;
+    return CO_OK;
+}
 
-    co_problem p;
-    st = prepare(wl, dev, cfg, &p);
-    job.prob = &p;
-    if (st) goto done;
+const co_variant *co_session_variant(const co_session *s) { return s->var; }
+const co_device *co_session_device(const co_session *s) { return s->dev; }
+const co_problem *co_session_problem(const co_session *s) { return &s->p; }
+const long *co_session_params(const co_session *s) { return s->base; }
+const size_t *co_session_local(const co_session *s) { return s->base_local; }
+
+co_status co_session_run(co_session *s, const long *params, const size_t local[3],
+                         co_result *out) {
+    memset(out, 0, sizeof *out);
+    const co_run_config *cfg = &s->cfg;
+    const co_workload *wl = s->wl;
+    co_job *job = &s->job;
+    co_problem *p = &s->p;
+    memcpy(job->params, params ? params : s->base, sizeof job->params);
+    memcpy(job->local, local ? local : s->base_local, sizeof job->local);
+    memset(job->used_local, 0, sizeof job->used_local);
     unsigned reps = cfg->reps ? cfg->reps : 5, warmup = cfg->warmup;
     if (reps > MAX_REPS) reps = MAX_REPS;
-    job.cfg = cfg;
-    job.warmup = warmup, job.reps = reps;
-    job.start_ms = job.checked_ms = job.called_ms = co_now_ms();
-    p.job = &job;
-    job_phase(&job, "reference", 0); /* fill may make the reference (raytrace) */
-    wl->fill(&p, cfg->seed);
-    if (job.stop) {
-        st = co_job_stopped(&job);
-        goto done;
-    }
-    if (cfg->verify && wl->reference && (st = wl->reference(&p))) goto done;
+    job->warmup = warmup, job->reps = reps;
+    job->stop = false, job->last_run_ms = 0, job->stride = 0;
+    job->start_ms = job->checked_ms = job->called_ms = co_now_ms();
 
     double kernel[MAX_REPS], total[MAX_REPS];
     double max_error = 0, tol = 0, spent = 0;
     char check[32] = "not checked";
     bool ok = true;
     unsigned done_reps = 0;
+    co_status st = CO_OK;
     for (unsigned i = 0; i < warmup + reps; i++) {
         const double began = co_now_ms();
-        job_phase(&job, i < warmup ? "warm-up" : "timed", i + 1);
-        if (co_job_progress_check(&job, NULL, 0, 0)) {
-            st = co_job_stopped(&job);
+        job_phase(job, i < warmup ? "warm-up" : "timed", i + 1);
+        if (co_job_progress_check(job, NULL, 0, 0)) {
+            st = co_job_stopped(job);
             goto done;
         }
         double t;
-        st = run_once(&job, &t);
+        st = run_once(job, &t);
         if (st) goto done;
         if (cfg->verify) {
             double err = 0;
-            st = wl->verify(&p, &err, &tol, check, sizeof check);
+            st = wl->verify(p, &err, &tol, check, sizeof check);
             if (st) goto done;
             if (!(err <= tol)) ok = false; /* NaN fails too */
             if (!(err <= max_error)) max_error = err;
         }
-        job.last_run_ms = co_now_ms() - began;
+        job->last_run_ms = co_now_ms() - began;
         if (i < warmup) {
             if (t > LONG_RUN_MS) i = warmup - 1; /* a long run is its own warm-up */
             continue;
         }
-        kernel[done_reps] = job.kernel_ms;
+        kernel[done_reps] = job->kernel_ms;
         total[done_reps++] = t;
         spent += t;
         if (spent > REP_BUDGET_MS && done_reps >= (reps < 3 ? reps : 3)) break;
     }
-    fill_result(out, &job, &p, dev);
+    fill_result(out, job, p, s->dev);
+    out->tuned = s->tuned && !params && !local;
     out->reps = done_reps;
     out->verified = cfg->verify && ok;
     snprintf(out->check, sizeof out->check, "%s", check);
@@ -732,29 +819,31 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     out->total_ms = co_median(total, done_reps);
     out->median_ms = out->kernel_ms;
     if (out->median_ms > 0) {
-        out->gflops = p.flops / (out->median_ms * 1e6);
-        out->gbps = p.bytes / (out->median_ms * 1e6);
+        out->gflops = p->flops / (out->median_ms * 1e6);
+        out->gbps = p->bytes / (out->median_ms * 1e6);
         for (size_t i = 0; i < out->nrates; i++) {
-            out->rates[i].per_s = p.rates[i].count / (out->median_ms * 1e-3);
-            out->rates[i].per_s_total = p.rates[i].count / (out->total_ms * 1e-3);
+            out->rates[i].per_s = p->rates[i].count / (out->median_ms * 1e-3);
+            out->rates[i].per_s_total = p->rates[i].count / (out->total_ms * 1e-3);
         }
     }
-    if (wl->save) {
-        st = wl->save(&p, cfg->options, cfg->noptions);
-        if (st) goto done;
-    }
+    if (wl->save && (st = wl->save(p, cfg->options, cfg->noptions))) goto done;
     if (cfg->verify && !ok)
         st = co_fail(CO_ERR_VERIFY, "%s/%s on %s: error %.3g is over the tolerance %.3g (%s check)",
-                     wl->name, var->name, dev->info.spec, max_error, tol, check);
+                     wl->name, s->var->name, s->dev->info.spec, max_error, tol, check);
 done:
-    if (st == CO_ERR_INTERRUPTED) { /* say which run stopped */
-        snprintf(out->workload, sizeof out->workload, "%s", wl->name);
-        snprintf(out->variant, sizeof out->variant, "%s", var->name);
-        snprintf(out->device, sizeof out->device, "%s", dev->info.spec);
-        snprintf(out->device_name, sizeof out->device_name, "%s", dev->info.name);
-    }
-    free_device_arrays(&p, dev);
-    problem_free(&p);
+    if (st == CO_ERR_INTERRUPTED) result_names(out, wl, s->var, s->dev); /* say which run stopped */
+    return st;
+}
+
+co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
+    if (!out) return co_fail(CO_ERR_INVALID, "co_run: out is NULL");
+    memset(out, 0, sizeof *out);
+    co_session *s;
+    co_status st = co_session_open(ctx, cfg, out, &s);
+    if (st) return st;
+    st = co_session_run(s, NULL, NULL, out);
+    const co_workload *wl = s->wl;
+    co_session_close(s);
     /* After the problem's memory is freed: the measurement needs its own. */
     if (st == CO_OK || st == CO_ERR_VERIFY) set_ceiling(ctx, cfg->device, wl, out);
     return st;

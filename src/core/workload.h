@@ -287,6 +287,35 @@ static inline bool co_job_progress(co_job *job, const char *unit, double done, d
 /* CO_ERR_INTERRUPTED, with a message that says where the run stopped. */
 co_status co_job_stopped(const co_job *job);
 
+/* A prepared run (run.c): workload, device and variant resolved, the
+ * problem made and filled and its reference computed once; then any number
+ * of configurations of the variant run on it, each warmed up, timed and
+ * verified as co_run does (co_run is open, one run, close). The base
+ * configuration is cfg's tunables and --local over the tuning database's
+ * (unless cfg->untuned) over the defaults. `names` (optional) gets the
+ * run's names if it is interrupted while filling. */
+typedef struct co_session co_session;
+co_status co_session_open(co_context *ctx, const co_run_config *cfg, co_result *names,
+                          co_session **out);
+/* params: a value per tunable of the variant (NULL: the base); local: the
+ * work-group (NULL: the base's; zeros: the variant's choice). out->tuned
+ * only for the base of a session that found tuned values. */
+co_status co_session_run(co_session *s, const long *params, const size_t local[3],
+                         co_result *out);
+void co_session_close(co_session *s);
+const co_variant *co_session_variant(const co_session *s);
+const co_device *co_session_device(const co_session *s);
+const co_problem *co_session_problem(const co_session *s);
+const long *co_session_params(const co_session *s);
+const size_t *co_session_local(const co_session *s);
+
+/* The tuning database's configuration (tune.c) for this device, workload,
+ * variant and the problem's size class: values of the tunables it has
+ * (have[i]; names the variant no longer has, and values out of range, are
+ * left out) and the work-group (zeros: none). False if there is none. */
+bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
+                    const co_problem *p, long *params, bool *have, size_t local[3]);
+
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */
 char *co_kernel_source(const char *name);

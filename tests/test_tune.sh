@@ -1,0 +1,177 @@
+#!/bin/sh
+# coalesce tune (issue 30): small searches on PoCL within small budgets; a
+# wrong candidate (COALESCE_KERNEL_DIR) excluded; the tuning database used
+# by run (tuned: true) unless --untuned; export/import round trip; two
+# processes tuning at once both kept; a corrupt database warned about and
+# rebuilt; bad input.
+# Usage: test_tune.sh path/to/coalesce
+CO=${1:?usage: test_tune.sh path/to/coalesce}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+COALESCE_CACHE_DIR="$tmp/cache"
+export COALESCE_CACHE_DIR
+ok() { pass=$((pass + 1)); }
+no() { echo "FAIL $*"; fail=$((fail + 1)); }
+DB="$COALESCE_CACHE_DIR/tune.json"
+
+# Usage errors: exit 2 and one line naming what was wrong.
+expect2() {
+    want=$1
+    shift
+    "$CO" "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$want" "$tmp/u.err" && [ "$(wc -l <"$tmp/u.err")" -eq 1 ]; then ok
+    else no "tune $*: rc $rc, want 2 and '$want': $(cat "$tmp/u.err")"; fi
+}
+expect2 "--strategy must be full, random or anneal, got 'best'" tune gemm --strategy best
+expect2 "--budget must be seconds" tune gemm --budget 0
+expect2 "--preset must be thesis" tune gemm --preset fast
+expect2 "--preset thesis is for gemm, not copy" tune copy --preset thesis
+expect2 "tune takes one WORKLOAD" tune
+expect2 "take no WORKLOAD" tune gemm --list
+expect2 "run does not take --budget" run gemm --budget 5
+expect2 "tune does not take --untuned" tune gemm --untuned
+expect2 "unknown option '--bogus' for gemm" tune gemm --bogus 3
+"$CO" tune --import "$tmp/none.json" >/dev/null 2>"$tmp/i.err"
+[ $? -eq 1 ] && grep -q "cannot read $tmp/none.json" "$tmp/i.err" && ok || no "import of a missing file: $(cat "$tmp/i.err")"
+
+if ! "$CO" devices 2>/dev/null | grep -q "^opencl:0"; then
+    echo "no OpenCL device: the searches are skipped"
+    echo "$pass passed, $fail failed"
+    [ $fail -eq 0 ]
+    exit
+fi
+
+# A small space searched whole: every candidate verified or excluded with
+# its status, the default first, the best verified, kept in the database.
+t0=$(date +%s)
+"$CO" tune gemm --device opencl --variant tiled --size 48 --budget 20 --json >"$tmp/t1.json" 2>"$tmp/t1.err" &&
+    python3 - "$tmp/t1.json" "$DB" <<'PY' && ok || no "tune tiled --json: $(cat "$tmp/t1.json" "$tmp/t1.err")"
+import json, sys
+[r] = json.load(open(sys.argv[1]))
+c = r["candidates"]
+assert c[0]["default"] and c[0]["params"] == {"TS": 16} and c[0]["status"] == "ok", c[0]
+assert r["strategy"] == "full" and r["covered"] == 1 and r["space"] >= 8, r
+best = c[r["best"]]
+assert best["verified"] and best["status"] == "ok" and r["best_ms"] <= r["default_ms"], r
+for x in c:
+    assert x["status"] in ("ok", "limit", "invalid", "verify", "build", "interrupted"), x
+    assert x["status"] == "ok" or x["message"], x
+assert any(x["status"] == "limit" for x in c), "TS=128 and over: over the work-group limit"
+assert r["stored"] and r["size_class"] == "k=48 m=48 n=48", r
+db = json.load(open(sys.argv[2]))
+[e] = db["entries"]
+assert e["workload"] == "gemm" and e["variant"] == "tiled" and e["params"] == best["params"], e
+assert e["backend"] == "opencl" and e["driver"] and e["tuned_at"] > 0, e
+PY
+
+# run uses the tuned values and says so; --untuned the defaults.
+"$CO" run gemm --device opencl --variant tiled --size 48 --json >"$tmp/r1.json" 2>/dev/null &&
+    "$CO" run gemm --device opencl --variant tiled --size 48 --untuned --json >"$tmp/r2.json" 2>/dev/null &&
+    python3 - "$tmp/r1.json" "$tmp/r2.json" "$DB" <<'PY' && ok || no "run tuned/untuned: $(cat "$tmp/r1.json" "$tmp/r2.json")"
+import json, sys
+a, b, db = (json.load(open(p)) for p in sys.argv[1:])
+assert a["tuned"] is True and a["params"] == db["entries"][0]["params"], a
+assert b["tuned"] is False and b["params"] == {"TS": 16}, b
+PY
+"$CO" run gemm --device opencl --variant tiled --size 48 2>/dev/null | grep -q "(tuned: " && ok || no "run: the tuned mark"
+"$CO" bench gemm --device opencl --variant tiled --size 48 2>/dev/null | grep -q "tiled+ " && ok || no "bench: the tuned mark"
+# Another size class: the defaults.
+"$CO" run gemm --device opencl --variant tiled --size 200 --json 2>/dev/null | grep -q '"tuned": false' && ok || no "run at another size class"
+
+# A candidate that gives a wrong result (TS=8 corrupted through
+# COALESCE_KERNEL_DIR) is reported WRONG and never chosen, however fast;
+# the thesis's preset: TS 8..128, 128 over the device's limit.
+mkdir -p "$tmp/k"
+sed 's|    if (row < M \&\& col < N) C\[(size_t)row \* N + col\] = acc;|#if TS == 8\n    acc += 1.0f;\n#endif\n&|' \
+    "$(dirname "$0")/../kernels/gemm.cl" >"$tmp/k/gemm.cl"
+grep -q "#if TS == 8" "$tmp/k/gemm.cl" || no "the wrong kernel was not made"
+COALESCE_KERNEL_DIR="$tmp/k" "$CO" tune --preset thesis --device opencl --size 32 --budget 20 --json >"$tmp/t2.json" 2>"$tmp/t2.err" &&
+    python3 - "$tmp/t2.json" <<'PY' && ok || no "a wrong candidate: $(cat "$tmp/t2.json" "$tmp/t2.err")"
+import json, sys
+[r] = json.load(open(sys.argv[1]))
+c = {x["params"]["TS"]: x for x in r["candidates"]}
+assert sorted(c) == [8, 16, 32, 64, 128], c.keys()
+assert c[8]["status"] == "verify" and not c[8]["verified"], c[8]
+assert c[128]["status"] == "limit" and "work-group" in c[128]["message"], c[128]
+assert r["candidates"][r["best"]]["params"]["TS"] != 8, r
+assert r["variant"] == "tiled" and r["strategy"] == "full", r
+PY
+COALESCE_KERNEL_DIR="$tmp/k" "$CO" tune --preset thesis --device opencl --size 32 --budget 20 >"$tmp/t2.txt" 2>&1 &&
+    grep -q "^  WRONG .*TS=8$" "$tmp/t2.txt" && grep -q "^  limit .*TS=128$" "$tmp/t2.txt" && ok ||
+    no "the thesis table: $(cat "$tmp/t2.txt")"
+
+# seed 002's work-group sizes for a per-item kernel.
+"$CO" tune copy --preset wg --device opencl --variant coalesced --n 65536 --budget 20 --json >"$tmp/t3.json" 2>"$tmp/t3.err" &&
+    python3 - "$tmp/t3.json" <<'PY' && ok || no "--preset wg: $(cat "$tmp/t3.json" "$tmp/t3.err")"
+import json, sys
+[r] = json.load(open(sys.argv[1]))
+sizes = sorted(x["local"][0] for x in r["candidates"] if not x["default"])
+assert sizes == [4, 8, 16, 32, 64, 128, 256, 512, 1024], sizes
+assert all(x["status"] == "ok" for x in r["candidates"]), r
+assert all(x["used_local"][0] == x["local"][0] for x in r["candidates"] if not x["default"]), r
+PY
+
+# A space larger than the budget holds, sampled within it and the share
+# covered said (wpt: TS x WPT; its kernels compile fast, while a reg2d
+# compile alone takes PoCL up to 25 s, which no budget can cut short).
+t0=$(date +%s)
+"$CO" tune gemm --device opencl --variant wpt --size 256 --budget 4 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
+rc=$?
+t1=$(date +%s)
+[ $rc -eq 0 ] && [ $((t1 - t0)) -le 20 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
+import json, sys
+[r] = json.load(open(sys.argv[1]))
+assert r["variant"] == "wpt" and r["strategy"] == "anneal", r
+assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["run"] >= 2, r
+assert r["elapsed_s"] <= 9, r  # a compile past the budget at most
+assert r["candidates"][0]["default"] and r["best"] >= 0, r
+PY
+"$CO" tune gemm --device opencl --variant wpt --size 64 --budget 2 --strategy random >"$tmp/t5.txt" 2>&1 &&
+    grep -Eq "candidates of [0-9]+ \([0-9.e+-]+% of the space, random\)" "$tmp/t5.txt" && ok ||
+    no "the share covered, in the text: $(cat "$tmp/t5.txt")"
+
+# Export and import round-trip: the same entries back, in another cache.
+"$CO" tune --export "$tmp/shared.json" >"$tmp/e.out" 2>&1 && grep -q "^exported [1-9][0-9]* tuned" "$tmp/e.out" &&
+    "$CO" tune --list --json >"$tmp/l1.json" &&
+    COALESCE_CACHE_DIR="$tmp/other" "$CO" tune --import "$tmp/shared.json" >"$tmp/i.out" 2>&1 &&
+    COALESCE_CACHE_DIR="$tmp/other" "$CO" tune --list --json >"$tmp/l2.json" &&
+    cmp -s "$tmp/l1.json" "$tmp/l2.json" && ok || no "export/import: $(cat "$tmp/e.out" "$tmp/i.out" "$tmp/l1.json" "$tmp/l2.json")"
+"$CO" tune --list >"$tmp/l.txt" 2>&1 && grep -q "gemm/tiled on opencl" "$tmp/l.txt" && ok || no "tune --list: $(cat "$tmp/l.txt")"
+
+# Two processes tuning at once: both entries land.
+"$CO" tune gemm --device opencl --variant tiled --size 24 --budget 10 >"$tmp/p1.out" 2>&1 &
+p1=$!
+"$CO" tune gemm --device opencl --variant wpt --size 24 --budget 10 >"$tmp/p2.out" 2>&1
+r2=$?
+wait $p1
+r1=$?
+[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && python3 - "$DB" <<'PY' && ok || no "two processes at once: $(cat "$tmp/p1.out" "$tmp/p2.out")"
+import json, sys
+e = json.load(open(sys.argv[1]))["entries"]
+keys = {(x["variant"], x["size_class"]) for x in e}
+assert ("tiled", "k=24 m=24 n=24") in keys and ("wpt", "k=24 m=24 n=24") in keys, keys
+PY
+
+# A corrupt database: warned about in one line, read as empty, rebuilt by the next tune.
+echo '{"coalesce_tune": 1, "entries": [{"backend": ' >"$DB"
+"$CO" tune --list >"$tmp/c.out" 2>"$tmp/c.err" && [ "$(grep -c warning "$tmp/c.err")" -eq 1 ] &&
+    grep -q "is not valid JSON" "$tmp/c.err" && ok || no "list of a corrupt database: $(cat "$tmp/c.out" "$tmp/c.err")"
+"$CO" run gemm --device opencl --variant tiled --size 48 --json 2>/dev/null | grep -q '"tuned": false' && ok || no "run on a corrupt database"
+"$CO" tune gemm --device opencl --variant tiled --size 16 --budget 10 >"$tmp/c2.out" 2>"$tmp/c2.err" &&
+    grep -q "warning: the tuning database .* was not valid JSON .*: rebuilt" "$tmp/c2.err" &&
+    python3 -c "import json,sys; assert len(json.load(open(sys.argv[1]))['entries']) == 1" "$DB" && ok ||
+    no "tune rebuilds a corrupt database: $(cat "$tmp/c2.out" "$tmp/c2.err")"
+# Reformatted, the database reads the same.
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); json.dump(d, open(sys.argv[1],'w'), indent=4)" "$DB"
+"$CO" run gemm --device opencl --variant tiled --size 16 --json 2>/dev/null | grep -q '"tuned": true' && ok || no "a reformatted database"
+# An import of a file that is not a database.
+echo '[1, 2]' >"$tmp/bad.json"
+"$CO" tune --import "$tmp/bad.json" >/dev/null 2>"$tmp/b.err"
+[ $? -eq 1 ] && grep -q "cannot import $tmp/bad.json: it is valid JSON but not a coalesce file" "$tmp/b.err" && ok ||
+    no "import of a foreign file: $(cat "$tmp/b.err")"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
