@@ -22,6 +22,13 @@ static void params_text(const co_result *r, char *out, size_t len) {
                                  r->params[i].value);
 }
 
+/* The variant's name in a table: "reg2d+" where the tuning database's
+ * values ran (co_result.tuned). */
+static const char *variant_cell(const co_result *r, char *out, size_t len) {
+    snprintf(out, len, "%s%s", r->variant, r->tuned ? "+" : "");
+    return out;
+}
+
 static void ratio(char *out, size_t len, double x) {
     if (x <= 0) snprintf(out, len, "-");
     else snprintf(out, len, x >= 100 ? "%.0fx" : x >= 10 ? "%.1fx" : "%.2fx", x);
