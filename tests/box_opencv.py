@@ -64,7 +64,7 @@ def main(co):
                         if rc != 0:
                             fails.append(f"{what}: exit {rc}: {se.strip().splitlines()[:1]}")
                             continue
-                        fmt = json.loads(so.strip().splitlines()[-1])["format"]
+                        fmt = json.loads(so)["results"][0]["sizes"]["format"]
                         if fmt != ("f32" if ch == 1 else "rgba8"):
                             fails.append(f"{what}: format {fmt}, expected the input's")
                             continue

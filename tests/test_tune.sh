@@ -73,6 +73,7 @@ PY
     python3 - "$tmp/r1.json" "$tmp/r2.json" "$DB" <<'PY' && ok || no "run tuned/untuned: $(cat "$tmp/r1.json" "$tmp/r2.json")"
 import json, sys
 a, b, db = (json.load(open(p)) for p in sys.argv[1:])
+a, b = a["results"][0], b["results"][0]  # schema-1 documents (docs/results-format.md)
 assert a["tuned"] is True and a["params"] == db["entries"][0]["params"], a
 assert b["tuned"] is False and b["params"] == {"TS": 16}, b
 PY

@@ -95,11 +95,25 @@ static bool on_candidate(const co_tune_progress *p, void *user) {
 
 /* ---- output ---- */
 
+/* A JSON string: tune --json is its own array of searches (not yet a schema-1
+ * document of tools/results.c). */
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c == '\n') fputs("\\n", out);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
 static void json_candidate(FILE *out, const co_tune_candidate *c) {
     fputs("{\"params\": {", out);
     for (size_t i = 0; i < c->nparams; i++) {
         fputs(i ? ", " : "", out);
-        report_json_string(out, c->params[i].name);
+        json_string(out, c->params[i].name);
         fprintf(out, ": %ld", c->params[i].value);
     }
     fprintf(out, "}, \"local\": [%zu, %zu, %zu], \"used_local\": [%zu, %zu, %zu], \"status\": \"%s\"",
@@ -107,7 +121,7 @@ static void json_candidate(FILE *out, const co_tune_candidate *c) {
             c->used_local[2], c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
     if (c->message[0]) {
         fputs(", \"message\": ", out);
-        report_json_string(out, c->message);
+        json_string(out, c->message);
     }
     fprintf(out, ", \"verified\": %s, \"median_ms\": ", c->verified ? "true" : "false");
     if (c->median_ms > 0) fprintf(out, "%.6g", c->median_ms);
@@ -129,7 +143,7 @@ static void json_result(FILE *out, const co_tune_result *r, co_status st) {
                           r->size_class, r->strategy};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         fprintf(out, "%s\"%s\": ", i ? ", " : "{", keys[i]);
-        report_json_string(out, vals[i]);
+        json_string(out, vals[i]);
     }
     fprintf(out, ", \"status\": \"%s\"", co_status_name(st));
     json_number(out, "budget_s", r->budget_ms / 1000);
@@ -141,7 +155,7 @@ static void json_result(FILE *out, const co_tune_result *r, co_status st) {
     json_number(out, "default_ms", r->default_ms);
     json_number(out, "speedup", r->best_ms > 0 ? r->default_ms / r->best_ms : 0);
     fprintf(out, ", \"stored\": %s, \"note\": ", r->stored ? "true" : "false");
-    report_json_string(out, r->note);
+    json_string(out, r->note);
     fputs(", \"candidates\": [", out);
     for (size_t i = 0; i < r->ncandidates; i++) {
         fputs(i ? ",\n  " : "\n  ", out);
@@ -250,7 +264,7 @@ static int db_list(bool json) {
         fputs(i ? ",\n {" : "{", stdout);
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             fprintf(stdout, "%s\"%s\": ", k ? ", " : "", keys[k]);
-            report_json_string(stdout, vals[k]);
+            json_string(stdout, vals[k]);
         }
         printf(", \"local\": [%zu, %zu, %zu], \"median_ms\": %.6g, \"default_ms\": %.6g, "
                "\"tuned_at\": %lld, \"covered\": %.6g}",
