@@ -249,7 +249,8 @@ if [ $has_opencl = 1 ]; then
     sed 's/if (tail < (size_t)n) acc += in\[tail\];//' "$(dirname "$0")/../kernels/reduce.cl" >"$tmp/ck/reduce.cl"
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "reduce/multi on opencl:0: error .* is over the tolerance" run reduce --device opencl --variant multi --n 1027 --reps 1
     # The box filter's ring pass runs (RING=1): a wrong result of it is caught.
-    sed 's/BF_STORE(o, BF_NORM(\*v, radius));/BF_STORE(o, BF_NORM(*v, radius) + 1);/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/ck/boxfilter.cl"
+    sed 's/\*o = BF_NORM(\*v, radius);/*o = BF_NORM(*v, radius) + 1;/' "$(dirname "$0")/../kernels/boxfilter_fused.cl" >"$tmp/ck/boxfilter_fused.cl"
+    grep -q 'BF_NORM(\*v, radius) + 1;' "$tmp/ck/boxfilter_fused.cl" || { echo "FAIL: the ring edit no longer applies to kernels/boxfilter_fused.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --param RING=1 --radius 9 --width 70 --height 40 --reps 1
 fi
 
