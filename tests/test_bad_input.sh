@@ -199,7 +199,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--radius must be an integer, got .1\.5." run boxfilter --device c --radius 1.5
 - 2 "--radius must be a number, got .x." run boxfilter --device c --radius x
 - 2 "--radius=99999999999 is out of range \[0, 1048576\]" run boxfilter --device c --radius 99999999999
-- 2 "--radius=3000 is out of range \[0, 2047\]" run boxfilter --device c --format rgba8 --radius 3000
+- 2 "--radius=3000 is over rgba8's limit 2047" run boxfilter --device c --format rgba8 --radius 3000
 - 2 "--border must be one of clamp,reflect101,zero, got .mirror." run boxfilter --device c --border mirror
 - 2 "--border must be one of clamp,reflect101,zero, got .." run boxfilter --device c --border ""
 - 2 "--format must be one of f32,rgba8, got .rgb." run boxfilter --device c --format rgb
