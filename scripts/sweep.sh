@@ -3,7 +3,7 @@
 # results per run (median kernel time and the fraction of the copy
 # ceiling). The plan (a file, or - for standard input) has lines
 #   DEVICE VARIANT "WORKLOAD OPTIONS" PARAM=V ...
-# e.g.  cuda sliding "boxfilter --width 8192 --height 8192 --radius 4" BATCH=16 CPT=2
+# e.g.  cuda sliding "boxfilter --width 8192 --height 8192 --radius 4" BATCH=16 PF=2
 # Environment: REPS (default 7), VERIFY=1 to check each result (default: not),
 # COALESCE the binary (default build/coalesce).
 #   scripts/sweep.sh PLAN

@@ -248,8 +248,16 @@ if [ $has_opencl = 1 ]; then
     sed 's/if (tail < (size_t)n) acc += in\[tail\];//' "$(dirname "$0")/../kernels/reduce.cl" >"$tmp/ck/reduce.cl"
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "reduce/multi on opencl:0: error .* is over the tolerance" run reduce --device opencl --variant multi --n 1027 --reps 1
     # The box filter's ring pass runs (RING=1): a wrong result of it is caught.
-    sed 's/BF_STORE(o, BF_NORM(\*v, radius));/BF_STORE(o, BF_NORM(*v, radius) + 1);/' "$(dirname "$0")/../kernels/boxfilter.cl" >"$tmp/ck/boxfilter.cl"
+    sed 's/\*o = BF_NORM(\*v, radius);/*o = BF_NORM(*v, radius) + 1;/' "$(dirname "$0")/../kernels/boxfilter_fused.cl" >"$tmp/ck/boxfilter_fused.cl"
+    grep -q 'BF_NORM(\*v, radius) + 1;' "$tmp/ck/boxfilter_fused.cl" || { echo "FAIL: the ring edit no longer applies to kernels/boxfilter_fused.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --param RING=1 --radius 9 --width 70 --height 40 --reps 1
+    # The fused kernels take kernels/boxfilter_common.cl through #include (kernels.c expands
+    # it), from the kernel directory where it is there: a broken one fails their build.
+    mkdir -p "$tmp/ch"
+    printf '#error the header from the kernel directory\n' >"$tmp/ch/boxfilter_common.cl"
+    COALESCE_KERNEL_DIR="$tmp/ch" expect 1 "boxfilter_fused.cl failed to build" run boxfilter --device opencl --variant sliding --radius 2 --width 40 --height 30 --reps 1
+    grep -q "the header from the kernel directory" "$tmp/err" && pass=$((pass + 1)) ||
+        { echo "FAIL: the fused kernels' build did not read boxfilter_common.cl from COALESCE_KERNEL_DIR"; fail=$((fail + 1)); }
 fi
 
 # peak: positive, plausible ceilings on every kind of device, kept in the

@@ -87,9 +87,97 @@ static char *with_prelude(const char *name, const char *ext, const char *const *
     return out;
 }
 
+/* A kernel file's own text, from $COALESCE_KERNEL_DIR or the embedded table. */
+static char *own_text(const char *name, const char *ext, const char *const *names,
+                      const char *const *sources) {
+    const char *dir = getenv("COALESCE_KERNEL_DIR");
+    if (dir && *dir && kernel_dir_usable(dir)) {
+        char *text = read_file(dir, name, ext);
+        if (text) return text;
+    }
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(names[i], name) == 0) {
+            const size_t n = strlen(sources[i]) + 1;
+            char *text = malloc(n);
+            return text ? memcpy(text, sources[i], n) : NULL;
+        }
+    return NULL;
+}
+
+/* `src` (from file `file`) with each line `#include "NAME.cl"` that names a
+ * kernel file replaced by that file's text, between #lines, so that two
+ * kernel files share one header (kernels/boxfilter_common.cl): the OpenCL
+ * and NVRTC compilers get one string, no include path. One level: an
+ * included file's own #includes stay as they are. NULL: out of memory. */
+static char *with_includes(char *src, const char *file, const char *const *names,
+                           const char *const *sources) {
+    static const char directive[] = "#include \"";
+    char marker[NAME_LEN + 32];
+    snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", file);
+    const char *p = strstr(src, marker); /* the file's line 1, after the prelude */
+    const char *at = p ? strstr(p, directive) : NULL;
+    if (!at) return src;
+    p += strlen(marker);
+    size_t cap = strlen(src) + 1, len = (size_t)(p - src);
+    char *out = malloc(cap);
+    if (out) memcpy(out, src, len);
+    int line = 1; /* the file's line at p */
+    for (; out && at; at = strstr(p, directive)) {
+        const char *name = at + sizeof directive - 1, *end = strchr(name, '"');
+        char *text = NULL;
+        char base[NAME_LEN];
+        const size_t n = end ? (size_t)(end - name) : 0;
+        const bool line_start = at[-1] == '\n'; /* (at > the marker) */
+        if (line_start && n > 3 && n - 3 < sizeof base && !strncmp(end - 3, ".cl", 3)) {
+            memcpy(base, name, n - 3);
+            base[n - 3] = 0;
+            text = own_text(base, ".cl", names, sources);
+        }
+        const char *next = text ? strchr(at, '\n') : at + 1;
+        if (!next) next = at + strlen(at);
+        for (const char *q = p; q < next; q++) line += *q == '\n';
+        const char *keep_end = text ? at : next;
+        const size_t head = (size_t)(keep_end - p);
+        const size_t more = head + (text ? strlen(text) + strlen(base) + strlen(file) + 64 : 0);
+        if (len + more + 1 > cap) {
+            cap = 2 * (len + more + 1);
+            char *grown = realloc(out, cap);
+            if (!grown) {
+                free(out);
+                out = NULL;
+                free(text);
+                break;
+            }
+            out = grown;
+        }
+        memcpy(out + len, p, head);
+        len += head;
+        if (text)
+            len += (size_t)snprintf(out + len, cap - len, "#line 1 \"%s.cl\"\n%s\n#line %d \"%s\"",
+                                    base, text, line + 1, file);
+        free(text);
+        p = next;
+    }
+    if (out) {
+        const size_t tail = strlen(p) + 1;
+        if (len + tail > cap) {
+            char *grown = realloc(out, len + tail);
+            if (!grown) free(out);
+            out = grown;
+        }
+        if (out) memcpy(out + len, p, tail);
+    }
+    free(src);
+    return out;
+}
+
 char *co_kernel_source(const char *name) {
-    return with_prelude(name, ".cl", co_embedded_kernel_names, co_embedded_kernel_sources,
-                        "dialect", ".h", co_embedded_dialect);
+    char *src = with_prelude(name, ".cl", co_embedded_kernel_names, co_embedded_kernel_sources,
+                             "dialect", ".h", co_embedded_dialect);
+    char file[NAME_LEN + 4];
+    snprintf(file, sizeof file, "%.*s.cl", NAME_LEN - 1, name);
+    return src ? with_includes(src, file, co_embedded_kernel_names, co_embedded_kernel_sources)
+               : NULL;
 }
 
 /* GLSL: the prelude holds #version and GL_GOOGLE_cpp_style_line_directive,

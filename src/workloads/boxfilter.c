@@ -497,6 +497,8 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA ---- */
 
+/* Kernel `entry` of kernels/boxfilter.cl, or for box_fused and box_ring
+ * of kernels/boxfilter_fused.cl. */
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
@@ -506,7 +508,8 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
     if (n < 0 || (size_t)n >= sizeof extra)
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)", n);
     co_job_defines(job, extra, defines, sizeof defines);
-    return co_job_kernel(job, "boxfilter", entry, defines, k);
+    const bool fused = !strcmp(entry, "box_fused") || !strcmp(entry, "box_ring");
+    return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
 }
 
 /* The intermediate of the two-pass variants: raw sums (float or uint32). */
@@ -682,21 +685,19 @@ static size_t ring_segment(const co_job *job, size_t strips, const fused_plan *p
     return (h + segs - 1) / segs;
 }
 
-/* Images from this many pixels get the ring's row pitch compiled in (PITCH auto). */
+/* Images from this many pixels get the ring's row pitch compiled in on GPUs. */
 enum { PITCH_PIXELS = 1 << 20 };
 
 /* Whether the ring is built with the image's row pitch, the radius and the
  * ring's height compiled in (a build per image width and radius: one
  * address a batch of rows, not one a row, and loops of fixed length; the
- * pass is bound by its instructions on GPUs): PITCH 1, or PITCH 0 (auto)
- * where VEC 1 asks for it or on GPUs for images of a million pixels or
- * more, where the build's time is soon paid back. */
+ * pass is bound by its instructions on GPUs): where VEC 1 asks for it, and
+ * on GPUs for images of a million pixels or more, where the build's time
+ * is soon paid back. */
 static bool ring_compiled(const co_job *job) {
     const box_state *s = job->prob->state;
-    const long pitch = co_job_param(job, "PITCH");
-    return pitch == 1 || (!pitch && (co_job_param(job, "VEC") == 1 ||
-                                     (job->dev->info.type != CO_DEVICE_CPU &&
-                                      (size_t)s->w * (size_t)s->h >= PITCH_PIXELS)));
+    return co_job_param(job, "VEC") == 1 || (job->dev->info.type != CO_DEVICE_CPU &&
+                                             (size_t)s->w * (size_t)s->h >= PITCH_PIXELS);
 }
 
 /* Whether the ring's horizontal pass reads (and writes) four columns at a
@@ -714,19 +715,6 @@ static bool ring_vec(const co_job *job, size_t part, size_t vec_part) {
     const long vec = co_job_param(job, "VEC");
     return vec != 2 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
            (vec == 1 || part <= vec_part);
-}
-
-/* Whether the ring loads a batch's rows and stores them in local memory
- * four columns at a time (box_ring's BF_QUAD): where its rows are
- * row-major (BF_VEC), a work-item has one column (CPT 1), batches are a
- * multiple of 4 rows and neither ALIGN nor SPLIT moves the columns, with
- * QUAD 1. Off by default: a quarter of the loads' and stores'
- * instructions, yet on the H200 at 8192^2 r = 4 was 2.4% faster, r = 8-48
- * within 1%, r = 16 2% and r = 64 3.5% slower (clamp: 4.6% and 9%;
- * docs/results/2026-12-01-h200-l.md, run 68). */
-static bool ring_quad(const co_job *job, const fused_plan *plan, size_t shift, size_t down0) {
-    return co_job_param(job, "QUAD") == 1 && plan->vec && co_job_param(job, "CPT") == 1 &&
-           plan->batch % 4 == 0 && !shift && !down0;
 }
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -762,12 +750,11 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
     const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
     p->pipe = ring && pipe;
     for (size_t batch = batch0; batch >= 1; batch /= 2) {
-        /* PART 0: as many pixels as rows, so that every work-item of the
-         * strip has a part (no bank conflicts: PART = BATCH mod 32); for
+        /* Parts of as many pixels as rows (kernels/boxfilter_fused.cl's BF_PART): for
          * float32 a block is then a warp's own columns (box_ring's block
          * sums wait for that warp only, on CUDA). */
         p->batch = batch;
-        p->part = co_job_param(job, "PART") ? (size_t)co_job_param(job, "PART") : batch;
+        p->part = batch;
         p->parts = (nt / s->ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part
@@ -795,24 +782,13 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
     return false;
 }
 
-/* Work-items per group of a fused pass over strips nt wide: CPT columns of
- * strip and halo each (and of the `shift` columns loaded before the halo),
- * whole warps. */
-static size_t strip_group(const co_job *job, size_t nt, size_t shift) {
+/* Work-items per group of a fused pass over strips nt wide: a column of
+ * strip and halo each, whole warps. (Two or more columns a work-item, for
+ * less halo with wider strips, did not pay on the H200:
+ * docs/results/2026-11-30-h200-c.md, -d.md.) */
+static size_t strip_group(const co_job *job, size_t nt) {
     const box_state *s = job->prob->state;
-    const size_t cols = nt + 2 * (size_t)s->radius * s->ch + shift, cpt = (size_t)co_job_param(job, "CPT");
-    return co_ceil_to((cols + cpt - 1) / cpt, 32);
-}
-
-/* ALIGN 1: the ring's columns loaded before the halo's first (box_ring's
- * BF_SH), so that each warp's loads start at a multiple of 32 elements:
- * with the halo r elements a side, a warp's 32 loads otherwise straddle two
- * 128-byte lines unless r is a multiple of 32. Off by default: on the H200
- * at 8192^2 it moved r = 20-60 by -1.7% to +1.0%, no gain beyond the
- * noise (docs/results/2026-12-01-h200-l.md, run 48). */
-static size_t ring_shift(const co_job *job) {
-    const box_state *s = job->prob->state;
-    return co_job_param(job, "ALIGN") ? (32 - (size_t)s->radius * s->ch % 32) % 32 : 0;
+    return co_ceil_to(nt + 2 * (size_t)s->radius * s->ch, 32);
 }
 
 /* A shape of the ring pass: strips `width` columns wide, `groups` groups a
@@ -831,7 +807,7 @@ static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size
                      fused_plan *plan) {
     const co_device_info *info = &job->dev->info;
     plan->groups = shape->groups;
-    return strip_group(job, nt, ring_shift(job)) <= info->max_work_group_size &&
+    return strip_group(job, nt) <= info->max_work_group_size &&
            fused_fit(job, nt, true, ring_pipe(job, shape->pipe), shape->vec_part, batch0,
                      info->local_mem_arg_bytes / shape->groups, plan);
 }
@@ -949,8 +925,7 @@ static co_status run_sliding(co_job *job) {
     const double n = 2.0 * s->radius + 1;
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
-    const size_t shift = ring ? ring_shift(job) : 0;
-    size_t wg = strip_group(job, nt, shift);
+    const size_t wg = strip_group(job, nt);
     if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
                   wg > info->max_work_group_size ||
                   !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
@@ -960,20 +935,6 @@ static co_status run_sliding(co_job *job) {
         const double seg = (double)slide_seg(job);
         model(s, k_slide(n, fmin(seg, s->h)), k_slide(n, fmin(seg, s->w)));
         return two_transposed(job, slide_pass);
-    }
-    /* SPLIT 1 (the ring): the vertical sums on work-items of their own,
-     * after those of the horizontal runs (box_ring's BF_DOWN0), the group
-     * grown to hold both. Off by default: at r = 64 on the H200 0.184-0.186
-     * ms against 0.174-0.176 (docs/results/2026-12-01-h200-l.md). */
-    size_t down0 = 0;
-    if (ring && co_job_param(job, "SPLIT") == 1) {
-        const size_t cpt = (size_t)co_job_param(job, "CPT");
-        const size_t down = co_ceil_to((nt + cpt - 1) / cpt, 32);
-        /* a work-item a run where the device's group allows (else they loop) */
-        const size_t room = info->max_work_group_size > down + 32 ? info->max_work_group_size - down : 32;
-        down0 = co_ceil_to(plan.batch * plan.parts, 32);
-        if (down0 > room) down0 = room / 32 * 32;
-        if (wg < down0 + down) wg = down0 + down;
     }
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
@@ -996,9 +957,8 @@ static co_status run_sliding(co_job *job) {
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[512] = "";
     bool fits = defines_add(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
-                            "-DBF_PART=%zu -DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu "
-                            "-DBF_VEC=%d",
-                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, plan.part, hist,
+                            "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu -DBF_VEC=%d",
+                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, hist,
                             plan.blocks > 0, ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0,
                             (size_t)plan.pipe, (int)plan.vec);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
@@ -1006,25 +966,18 @@ static co_status run_sliding(co_job *job) {
      * only, so that CPU builds stay shared between radii. */
     if (ring && info->type != CO_DEVICE_CPU)
         fits = fits && defines_add(more, sizeof more, " -DBF_GROUP=%zu", wg);
-    if (down0)
-        fits = fits && defines_add(more, sizeof more, " -DBF_DOWN0=%zu", down0);
     if (kahan0) fits = fits && defines_add(more, sizeof more, " -DBF_KAHAN0=1");
-    if (shift)
-        fits = fits && defines_add(more, sizeof more, " -DBF_SH=%zu", shift);
     if (ring && ring_compiled(job))
         fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
                                    (size_t)s->w * s->ch, s->radius, plan.rows);
-    /* ZSTORE 1: the zero border's columns outside the image zeroed where
-     * stored, not by a branch of their loads (box_ring's BF_ZSTORE; QUAD
-     * has its own). With the branch the H200 ran the ring 4% slower with
-     * the zero border than with clamp (8192^2, r = 1-4: 0.147 ms against
+    /* The zero border's columns outside the image zeroed where stored, not
+     * by a branch of their loads (box_ring's BF_ZSTORE). With the branch
+     * the H200 ran the ring 4% slower with the zero border than with clamp (8192^2, r = 1-4: 0.147 ms against
      * 0.141 with ZSTORE; r = 16: 0.1487 against 0.1462; r = 64 the same;
      * zeroing them as they were loaded made every load wait: 7-45% slower;
      * docs/results/2026-12-01-h200-l.md, runs 70-72). PoCL: within noise,
      * if anything faster. */
-    if (ring && ring_quad(job, &plan, shift, down0))
-        fits = fits && defines_add(more, sizeof more, " -DBF_QUAD=1");
-    else if (ring && s->border == BF_ZERO && co_job_param(job, "ZSTORE") == 1)
+    if (ring && s->border == BF_ZERO)
         fits = fits && defines_add(more, sizeof more, " -DBF_ZSTORE=1");
     /* Two chains where one group fills a compute unit (the ring), whose few
      * warps wait on dependent adds (H200, r = 64: 0.219-0.227 ms against
@@ -1118,23 +1071,17 @@ static const co_param_def sliding_params[] = {
     {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
     {"NT", 0, 0, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
-     "group: a work-item per CPT columns of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
+     "group: a work-item per column of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
      "the leaving rows are in registers, for the ring 256 or 320 by the radius, else 256)", 0},
-    {"BATCH", 0, 0, 32, true, "fused: rows per batch (0: with the ring on GPUs 16 or 32 by "
-     "the radius, on CPUs 16; else 16 where "
-     "the leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "
+    {"BATCH", 0, 0, 32, true, "fused: rows per batch, and pixels per part of the horizontal "
+     "pass (0: with the ring on GPUs 16 or 32 by the radius, on CPUs 16; else 16 where the "
+     "leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "
      "memory)", 0},
-    {"CPT", 1, 1, 4, false, "fused: columns per work-item", 0},
-    {"PART", 0, 0, 4096, false, "fused: pixels per part of the horizontal pass (0: BATCH; "
-     "lengths other than BATCH mod 32 meet bank conflicts)", 0},
-    {"BLOCKS", 4, 0, 64, false, "fused: a part's first window from sums of PART columns where "
+    {"BLOCKS", 4, 0, 64, false, "fused: a part's first window from sums of BATCH columns where "
      "the window spans BLOCKS parts or more (their sums cost a barrier); 0: always summed whole",
      0},
     {"HIST", 33, 0, 65, false, "fused: the widest window (2r+1) whose leaving rows come from "
      "registers; wider ones load them again (0: always)", 0},
-    {"HINTS", 0, 0, 7, false, "fused, CUDA, bits: evict-first from the L2 for the results (1) "
-     "and the leaving values (2), no gain measured on the H200; the other input loads through "
-     "the L2 only, not the L1 (4; 0-2% slower on the H200); 0: plain accesses", 0},
     {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
      "compiler's choice)", 0},
     {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
@@ -1142,32 +1089,17 @@ static const co_param_def sliding_params[] = {
      "on GPUs where one of the shapes measured best for the radius fits with whole batches", 0},
     {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
      "batch is 32 rows or more, else 2)", 0},
-    {"PITCH", 0, 0, 2, false, "ring: 1: the image's row pitch, the radius and the ring's height compiled in (a "
-     "build per width and radius); "
-     "2: never; 0: on GPUs for images of 2^20 pixels or more, and where VEC 1 needs it", 0},
     {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
      "of the ring's vertical pass as this many chains of dependent adds, each starting from "
      "the steps before it summed four ways (0: 4 with the ring pipelined, 2 without, else 1; r = 0 always 1)", 0},
     {"PIPE", 0, 0, 2, false, "ring: 1: a batch's three steps overlap those of the next two, one "
      "barrier a batch (local memory for a batch more); 2: a barrier between steps; 0: on GPUs "
      "pipelined from r = 49 (with NT and BATCH auto), else not", 0},
-    {"SPLIT", 0, 0, 1, false, "ring: 1: the vertical sums on work-items of their own, after "
-     "those of the horizontal runs (a larger group; pipelined, no work-item then does both in "
-     "one phase); 0: both on the first (faster on the H200)", 0},
     {"VEC", 0, 0, 2, false, "ring: 1: the horizontal pass reads its rows four columns at a time "
-     "(rows row-major in local memory) where the image is float32 and PART a multiple of 4, the "
-     "radius then compiled in; 2: never; 0: where the radius is compiled in anyway (PITCH) and "
-     "PART is 16 or less", 0},
-    {"ZSTORE", 1, 0, 1, false, "ring, zero border: 1: the halo's columns outside the image load "
-     "column 0 like the rest and are zeroed where stored (no branch of their own); 0: their "
-     "loads branch (4% slower on the H200 at r = 1-4)", 0},
-    {"QUAD", 0, 0, 1, false, "ring: 1: a batch's rows loaded and stored four columns at a time "
-     "where VEC is on, CPT 1, BATCH a multiple of 4, ALIGN and SPLIT off (16-byte loads where "
-     "the radius and the row's elements are multiples of 4); 0: a column a work-item", 0},
-    {"ALIGN", 0, 0, 1, false, "ring: 1: each warp's loads from a multiple of 32 elements (the "
-     "halo's first column rounded down: no load straddles two 128-byte lines; the group may "
-     "need a warp more, and on CUDA the block sums wait for the group, not the warp); 0: from "
-     "the halo's first column (1 was no faster on the H200)", 0},
+     "(rows row-major in local memory) where the image is float32 and BATCH a multiple of 4, "
+     "the image's row pitch, the radius and the ring's height then compiled in (a build per "
+     "width and radius; on GPUs they are from 2^20 pixels anyway); 2: never; 0: where they are "
+     "compiled in anyway and BATCH is 16 or less (32 for r = 64's shape)", 0},
     {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
      "block", 0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
@@ -1189,21 +1121,16 @@ static const co_variant variants[] = {
     {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
      .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
      .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
-                    "NT=64 BATCH=8 SEG=40 MAXREG=56 HINTS=3;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 CPT=2 PART=5 HIST=0 SEG=23 RING=0;"
-                    "NT=128 CPT=4 BATCH=16 PART=3 BLOCKS=0 HINTS=1 RING=0;NT=64 BATCH=2 PART=2;"
-                    "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 CPT=2 PART=5 BATCH=2 PF=1;"
-                    "RING=1 NT=64 BATCH=16 PITCH=1 BLOCKS=1;RING=1 NT=64 CPT=2 BATCH=32 BLOCKS=1 HINTS=4;"
-                    "RING=1 NT=96 CPT=3 BLOCKS=0 SEG=40 MAXREG=64 HINTS=3;RING=1 NT=32 BATCH=1 SEG=9;"
+                    "NT=64 BATCH=8 SEG=40 MAXREG=56;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 BATCH=2 HIST=0 SEG=23 RING=0;"
+                    "NT=128 BATCH=16 BLOCKS=0 RING=0;NT=64 BATCH=2;NT=64 BATCH=8 CHAINS=4 RING=0;"
+                    "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 BATCH=2 PF=1;"
+                    "RING=1 NT=64 BATCH=16 VEC=1 BLOCKS=1;RING=1 NT=64 BATCH=32 BLOCKS=1;"
+                    "RING=1 NT=96 BLOCKS=0 SEG=40 MAXREG=64;RING=1 NT=32 BATCH=1 SEG=9;"
                     "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
-                    "RING=1 PIPE=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
-                    "NT=64 BATCH=8 PART=5 CHAINS=4 RING=0;RING=1 PIPE=1 SPLIT=1 NT=64 BATCH=16 SEG=29;"
-                    "RING=1 SPLIT=1 NT=64 CPT=2 BATCH=8 PART=3;RING=1 ALIGN=1 NT=64 BATCH=16 SEG=11;"
-                    "RING=1 PIPE=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;RING=1 VEC=1 NT=64 BATCH=16 SEG=11;"
-                    "RING=1 PIPE=1 VEC=1 ALIGN=1 NT=64 CPT=2 BATCH=8 PART=4 BLOCKS=1 CHAINS=1;"
-                    "RING=1 VEC=1 QUAD=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 QUAD=1 NT=32 BATCH=4 PART=4 BLOCKS=1 SEG=7;"
-                    "RING=1 ZSTORE=0 NT=32 BATCH=4 SEG=7;RING=1 PIPE=1 ZSTORE=0 NT=64 CPT=2 BATCH=8 PART=3 BLOCKS=1;"
+                    "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
+                    "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
                     "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
-     .host_params = "FUSE SEG NT BATCH PART BLOCKS HIST RING PF PITCH PIPE CHAINS SPLIT ALIGN VEC QUAD ZSTORE"},
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC"},
 };
 
 const co_workload co_workload_boxfilter = {

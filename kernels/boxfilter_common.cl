@@ -1,0 +1,165 @@
+/* The box filter's kernels share this header (kernels/boxfilter.cl: the
+ * direct and two-pass kernels and the image one; kernels/boxfilter_fused.cl:
+ * the fused single passes), included by each (kernels.c expands the
+ * #include; the host C of the `c` variant includes it through boxfilter.cl).
+ *
+ * Borders as OpenCV's borderInterpolate (clamp = BORDER_REPLICATE,
+ * reflect101, zero = BORDER_CONSTANT 0; the divisor is always the full
+ * (2r+1)^2). A row is W pixels of BF_CH interleaved channels; an "element"
+ * is one channel of one pixel, so RGBA8 is filtered as 4 independent planes
+ * whose horizontal neighbours are BF_CH elements apart.
+ *
+ * Defines: RGBA8 (0: float32, 1: RGBA8 with exact 32-bit integer sums);
+ * BF_NAME suffixes names (the host C, once per format). Here: the border
+ * rule and the windows as spans (format-free, once), then each format's
+ * types and its sums: compensated (float) or exact (uint). */
+
+#ifndef BF_COMMON_
+#define BF_COMMON_
+#define BF_CLAMP 0
+#define BF_REFLECT101 1
+#define BF_ZERO 2
+
+/* Index p of a line of n pixels after the border rule: in [0, n), or -1
+ * where the zero border reads 0. Reflect101 repeated until inside (OpenCV)
+ * is periodic with period 2(n-1): computed here in closed form. */
+CO_INLINE int bf_map(int p, int n, int border) {
+    if ((uint)p < (uint)n) return p;
+    if (border == BF_CLAMP) return p < 0 ? 0 : n - 1;
+    if (border == BF_ZERO || n == 1) return border == BF_ZERO ? -1 : 0;
+    const int period = 2 * (n - 1);
+    int q = p % period;
+    if (q < 0) q += period;
+    return q < n ? q : period - q;
+}
+
+/* The window of position `at` (+- r) on a line of n pixels, as weights on
+ * the line's own pixels, so that no radius costs more than O(n) reads:
+ * pixels a..b once each (empty where a > b); with clamp (and reflect101 on
+ * a line of one pixel, which maps everything to it) pixel 0 `left` times
+ * more and pixel n-1 `right` times; with reflect101 (period 2(n-1)) every
+ * pixel `periods` times a whole period (the two ends once a period, the
+ * others twice), then `rem` taps from tap position rem0 through bf_map. The
+ * zero border keeps a..b only: its taps outside add 0. */
+typedef struct bf_span {
+    int a, b, left, right, periods, rem0, rem;
+} bf_span;
+
+CO_INLINE bf_span bf_window(int at, int r, int n, int border) {
+    bf_span sp;
+    const int lo = at - r, hi = at + r; /* |at|, r < 2^30: no overflow */
+    sp.periods = 0, sp.rem0 = 0, sp.rem = 0, sp.left = 0, sp.right = 0;
+    if (border == BF_REFLECT101 && n > 1 && (lo < 0 || hi >= n)) {
+        const int period = 2 * (n - 1), taps = 2 * r + 1;
+        sp.periods = taps / period;
+        sp.rem0 = lo;
+        sp.rem = taps - sp.periods * period;
+        sp.a = 0, sp.b = sp.periods ? n - 1 : -1;
+        return sp;
+    }
+    sp.a = lo < 0 ? 0 : lo;
+    sp.b = hi >= n ? n - 1 : hi;
+    if (border != BF_ZERO) {
+        sp.left = lo < 0 ? -lo : 0;
+        sp.right = hi >= n ? hi - (n - 1) : 0;
+    }
+    return sp;
+}
+/* Pixel p's weight among a..b: 1, or with whole reflect101 periods the
+ * periods' count of it. */
+CO_INLINE int bf_span_weight(bf_span sp, int p, int n) {
+    return sp.periods ? sp.periods * (p == 0 || p == n - 1 ? 1 : 2) : 1;
+}
+/* ADD(p, k) for every pixel p of the span with its weight k. */
+#define BF_SPAN_EACH(sp, n, border, ADD)                                                      \
+    do {                                                                                     \
+        for (int p_ = (sp).a; p_ <= (sp).b; p_++) ADD(p_, bf_span_weight((sp), p_, (n)));    \
+        if ((sp).left) ADD(0, (sp).left);                                                    \
+        if ((sp).right) ADD((n) - 1, (sp).right);                                            \
+        for (int j_ = 0; j_ < (sp).rem; j_++) ADD(bf_map((sp).rem0 + j_, (n), (border)), 1); \
+    } while (0)
+
+/* The row pitch, in elements, of box_ring's batch rows in local memory
+ * with BF_VEC (hc columns): 4 (mod 32), so that the 16-byte reads of eight
+ * rows at one column (a quarter-warp's) fall on distinct banks. */
+CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
+#endif
+
+#ifndef BF_NAME
+#define BF_NAME(x) x
+#endif
+#ifndef RGBA8
+#define RGBA8 0
+#endif
+#undef BF_T
+#undef BF_ACC
+#undef BF_SUM0
+#undef BF_CH
+#undef BF_NORM
+/* BF_SUM0 starts a sum. For float it is -0: x + -0 is x for every x, so
+ * the compiler drops the first add; x + +0 is not (-0 + +0 = +0), so with
+ * +0 every partial sum cost an add more (box_ring at r = 64 for sm_90: 30
+ * adds a 16-row batch, 648 -> 558 in its SASS). */
+#if RGBA8
+#define BF_T uchar
+#define BF_ACC uint
+#define BF_SUM0 0u
+#define BF_CH 4
+/* (2r+1)^2 is odd: adding half of it rounds to nearest with no ties. */
+#define BF_NORM(s, r) ((uchar)(((s) + (uint)((2 * (r) + 1) * (2 * (r) + 1)) / 2u) / \
+                               (uint)((2 * (r) + 1) * (2 * (r) + 1))))
+#else
+#define BF_T float
+#define BF_ACC float
+#define BF_SUM0 (-0.0f)
+#define BF_CH 1
+/* A multiply by the reciprocal (hoisted out of loops), not a division. */
+#define BF_NORM(s, r) ((s) * (1.0f / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1))))
+#endif
+
+/* v += delta for a running sum. Float: compensated (Kahan), so rounding
+ * grows with |delta| rather than with the sum, over the whole segment;
+ * `comp` carries the lost low-order part. uint wraps and comes back exactly. */
+#undef BF_SLIDE
+#if RGBA8
+#define BF_SLIDE(v, comp, delta) ((v) += (delta), (void)(comp))
+#else
+#define BF_SLIDE(v, comp, delta)                                                             \
+    do {                                                                                     \
+        const float y_ = (delta) - (comp), t_ = (v) + y_;                                    \
+        (comp) = (t_ - (v)) - y_;                                                            \
+        (v) = t_;                                                                            \
+    } while (0)
+#endif
+/* s += x compensated (Kahan: the sum's error stays near 2u times the sum
+ * of |x|, whatever the count); BF_KSUM(s, comp) is the sum. uint: exact. */
+#undef BF_KADD
+#undef BF_KSUM
+#define BF_KADD(s, comp, x) BF_SLIDE(s, comp, x)
+#if RGBA8
+#define BF_KSUM(s, comp) ((void)(comp), (s))
+#else
+#define BF_KSUM(s, comp) ((s) - (comp))
+#endif
+/* Within a batch: `run` starts at BF_RUN0(comp) (the compensation's
+ * negative, for float) and adds the batch's deltas (a plain sum of at most
+ * a batch of them); each row's running sum is then BF_AT(v, run), one add
+ * away, without moving (v, comp), and BF_END(v, comp, run) ends the batch
+ * with BF_SLIDE's compensated update by the whole run. The dependent chain
+ * of a batch is one add a row, not BF_SLIDE's four. */
+#undef BF_RUN0
+#undef BF_END
+#if RGBA8
+#define BF_RUN0(comp) ((void)(comp), 0u)
+#define BF_END(v, comp, run) ((v) += (run), (void)(comp))
+#else
+#define BF_RUN0(comp) (-(comp))
+#define BF_END(v, comp, run)                                                                 \
+    do {                                                                                     \
+        const float t_ = (v) + (run);                                                        \
+        (comp) = (t_ - (v)) - (run);                                                         \
+        (v) = t_;                                                                            \
+    } while (0)
+#endif
+#undef BF_AT
+#define BF_AT(v, run) ((v) + (run))
