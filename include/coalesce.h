@@ -72,25 +72,25 @@ typedef enum co_device_type {
 
 /* What a device is and its limits, as its API reports them. */
 typedef struct co_device_info {
-    char spec[32];            /* how to select it: "c", "omp", "opencl:0", "cuda:0" */
-    char backend[16];         /* "c", "omp", "opencl", "cuda" */
+    char spec[32];    /* how to select it: "c", "omp", "opencl:0", "cuda:0" */
+    char backend[16]; /* "c", "omp", "opencl", "cuda" */
     char name[128];
     char vendor[96];
-    char platform[96];        /* OpenCL platform, "CUDA", or "host" */
-    char api_version[64];     /* e.g. "OpenCL 3.0 PoCL", "CUDA 13.0", "OpenMP 201511" */
+    char platform[96];    /* OpenCL platform, "CUDA", or "host" */
+    char api_version[64]; /* e.g. "OpenCL 3.0 PoCL", "CUDA 13.0", "OpenMP 201511" */
     char driver_version[64];
     co_device_type type;
     unsigned compute_units;
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
-    size_t local_mem_bytes;   /* local memory of a kernel's own (static) arrays */
+    size_t local_mem_bytes;     /* local memory of a kernel's own (static) arrays */
     size_t local_mem_arg_bytes; /* all its local memory where a CO_LOCAL argument asks for it:
                                    CUDA's opt-in maximum (dynamic shared memory) */
-    size_t cache_bytes;       /* last-level cache (L2 on GPUs); 0 if not reported */
+    size_t cache_bytes;         /* last-level cache (L2 on GPUs); 0 if not reported */
     size_t global_mem_bytes;
     size_t max_alloc_bytes;
     unsigned clock_mhz;
-    char limits[320];         /* the backend's own limits, one line ("" if none): Vulkan's
+    char limits[320]; /* the backend's own limits, one line ("" if none): Vulkan's
                                  compute limits, subgroups and timestamp period */
 } co_device_info;
 
@@ -113,7 +113,7 @@ CO_API const co_device_info *co_device_get(const co_context *ctx, size_t index);
  * and reason are required; the strings live as long as ctx. */
 CO_API size_t co_backend_count(const co_context *ctx);
 CO_API co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
-                            bool *available, const char **reason);
+                                   bool *available, const char **reason);
 
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
  * "opencl:gpu", "cuda", "cuda:N", "vulkan", "vulkan:N", "all", or a comma-separated list) to device
@@ -123,7 +123,7 @@ CO_API co_status co_backend_status(const co_context *ctx, size_t index, const ch
  * unavailable backend, "opencl:gpu" without one). indices and count are
  * required; *count is 0 on failure. */
 CO_API co_status co_device_select(const co_context *ctx, const char *spec, size_t *indices,
-                           size_t capacity, size_t *count);
+                                  size_t capacity, size_t *count);
 
 /* ---- workloads and variants ------------------------------------------- */
 
@@ -139,7 +139,7 @@ CO_API const char *co_variant_summary(const char *workload, size_t index);
 /* Options a workload takes (sizes, modes), NULL past the end. def and help
  * are optional outputs (NULL: not wanted); *def is NULL for a required one. */
 CO_API const char *co_workload_option(const char *workload, size_t index, const char **def,
-                               const char **help);
+                                      const char **help);
 /* A variant's tunable (-D define or host setting), for `coalesce list`:
  * its default on CPUs and host backends (def) and on GPUs (def_gpu, the same
  * where a GPU wants no other), the range it takes and whether it must be a
@@ -164,13 +164,14 @@ CO_API const char *co_workload_anchor(const char *workload, const char *backend)
  * their slowest variants (sequential C, O(N^2) brute force) finish in
  * seconds; GPUs and accelerators the CPU's sets and larger ones. NULL for an
  * unknown workload. */
-CO_API const char *co_workload_bench_sets_for(const char *workload, bool quick, co_device_type type);
+CO_API const char *co_workload_bench_sets_for(const char *workload, bool quick,
+                                              co_device_type type);
 /* The sets of a CPU device (co_workload_bench_sets_for). */
 CO_API const char *co_workload_bench_sets(const char *workload, bool quick);
 /* Whether a variant runs on a device; if not, why (static string or "").
  * why is optional. */
 CO_API bool co_variant_runs_on(const co_context *ctx, const char *workload, const char *variant,
-                        size_t device, const char **why);
+                               size_t device, const char **why);
 /* The variant `run` picks on a device when none is given. */
 CO_API const char *co_variant_default(const co_context *ctx, const char *workload, size_t device);
 
@@ -186,7 +187,7 @@ typedef struct co_option {
  * text or store, store_len 0, NULL opts with cap > 0, or a text that does not
  * fit store (never a truncated parse). */
 CO_API size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
-                        size_t cap);
+                               size_t cap);
 
 /* How far a long run is, passed to co_run_config.progress. The library
  * calls it from the thread that called co_run, at most about every 100 ms,
@@ -194,16 +195,16 @@ CO_API size_t co_parse_options(const char *text, char *store, size_t store_len, 
  * Pointers are valid during the call only. */
 typedef struct co_progress {
     const char *workload, *variant, *device; /* the run; device is its spec */
-    const char *phase;    /* "reference", "warm-up" or "timed" */
-    unsigned run, runs;   /* this run, 1-based, warm-ups first, and the runs planned
+    const char *phase;                       /* "reference", "warm-up" or "timed" */
+    unsigned run, runs; /* this run, 1-based, warm-ups first, and the runs planned
                              (revised as runs are timed; past the time budget fewer
                              repetitions are made); 0 and 0 during the reference */
-    const char *unit;     /* what done counts: "step", "frame", "pixel", "row"; NULL
+    const char *unit;   /* what done counts: "step", "frame", "pixel", "row"; NULL
                              where the run reports no loop of its own (a device kernel) */
-    double done, total;   /* of unit, within this run or the reference */
-    double per_s;         /* units per second in this run so far, 0 if not known */
-    double elapsed_ms;    /* since co_run began */
-    double eta_ms;        /* time left: of the whole co_run, or during the reference of
+    double done, total; /* of unit, within this run or the reference */
+    double per_s;       /* units per second in this run so far, 0 if not known */
+    double elapsed_ms;  /* since co_run began */
+    double eta_ms;      /* time left: of the whole co_run, or during the reference of
                              the reference alone; < 0 where not yet known */
 } co_progress;
 
@@ -218,16 +219,16 @@ typedef struct co_run_config {
     size_t device;            /* index from co_device_select */
     const co_option *options; /* workload options: "m", "n", "k", "size", ... */
     size_t noptions;
-    const co_option *params;  /* variant tunables: "TS", "WPT", ... */
+    const co_option *params; /* variant tunables: "TS", "WPT", ... */
     size_t nparams;
-    size_t local[3];          /* work-group shape; 0 = the variant's choice */
-    unsigned reps;            /* timed repetitions (0 = 5) */
-    unsigned warmup;          /* untimed runs before them */
-    uint64_t seed;            /* inputs are random from this seed */
-    bool verify;              /* check every repetition against the reference */
-    co_progress_fn progress;  /* NULL: none; see co_progress */
-    void *progress_user;      /* passed to it */
-    bool untuned;             /* ignore the tuning database (co_tune): the defaults */
+    size_t local[3];         /* work-group shape; 0 = the variant's choice */
+    unsigned reps;           /* timed repetitions (0 = 5) */
+    unsigned warmup;         /* untimed runs before them */
+    uint64_t seed;           /* inputs are random from this seed */
+    bool verify;             /* check every repetition against the reference */
+    co_progress_fn progress; /* NULL: none; see co_progress */
+    void *progress_user;     /* passed to it */
+    bool untuned;            /* ignore the tuning database (co_tune): the defaults */
 } co_run_config;
 
 #define CO_MAX_KV 24 /* sizes or parameters of one run, at most */
@@ -235,43 +236,49 @@ typedef struct co_run_config {
 typedef struct co_result {
     char workload[32];
     char variant[32];
-    char device[32];           /* spec */
+    char device[32]; /* spec */
     char device_name[128];
-    struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
-    size_t nsizes;
-    struct { char name[16]; long value; } params[CO_MAX_KV];
-    size_t nparams;
-    size_t local[3];           /* work-group shape used (0 on host) */
-    bool verified;
-    char check[32];            /* "full", "sampled rows/cols", "not checked" */
-    double error;              /* measured error, workload-defined metric */
-    double tolerance;          /* bound that error was held to */
-    unsigned reps;
-    double median_ms;          /* the figure throughput uses: median kernel time */
-    double kernel_ms;          /* median time in kernels (device events / host compute) */
-    double total_ms;           /* median time with host<->device transfers */
-    double min_ms;
-    double flops;              /* operations per run by the workload's model (0: n/a) */
-    double bytes;              /* bytes moved per run by the model (0: n/a) */
-    double gflops;             /* flops / median, 0 if n/a */
-    double gbps;               /* bytes / median, 0 if n/a */
     struct {
-        char unit[16];         /* "rays", "frames", "ball-steps" */
-        double per_s;          /* per second of kernel time (median) */
-        double per_s_total;    /* per second with transfers */
+        char name[16];
+        char value[64];
+    } sizes[CO_MAX_KV];
+    size_t nsizes;
+    struct {
+        char name[16];
+        long value;
+    } params[CO_MAX_KV];
+    size_t nparams;
+    size_t local[3]; /* work-group shape used (0 on host) */
+    bool verified;
+    char check[32];   /* "full", "sampled rows/cols", "not checked" */
+    double error;     /* measured error, workload-defined metric */
+    double tolerance; /* bound that error was held to */
+    unsigned reps;
+    double median_ms; /* the figure throughput uses: median kernel time */
+    double kernel_ms; /* median time in kernels (device events / host compute) */
+    double total_ms;  /* median time with host<->device transfers */
+    double min_ms;
+    double flops;  /* operations per run by the workload's model (0: n/a) */
+    double bytes;  /* bytes moved per run by the model (0: n/a) */
+    double gflops; /* flops / median, 0 if n/a */
+    double gbps;   /* bytes / median, 0 if n/a */
+    struct {
+        char unit[16];      /* "rays", "frames", "ball-steps" */
+        double per_s;       /* per second of kernel time (median) */
+        double per_s_total; /* per second with transfers */
     } rates[3];
     size_t nrates;
     /* The device's measured ceiling the workload is held to (co_peak):
      * copy or read bandwidth for memory-bound workloads, of the memory level
      * the working set (`bytes`) fits in (co_peak_level), FMA throughput for
      * compute-bound ones; 0 and "" if none could be had. */
-    double ceiling;            /* GB/s or GFLOP/s */
-    char ceiling_name[32];     /* "copy (LLC)", "read (DRAM)", "fma32" */
-    char ceiling_level[8];     /* "L2", "LLC", "DRAM"; "" for FMA */
-    double ceiling_spread;     /* relative spread of its repetitions, (max - min) / median */
+    double ceiling;             /* GB/s or GFLOP/s */
+    char ceiling_name[32];      /* "copy (LLC)", "read (DRAM)", "fma32" */
+    char ceiling_level[8];      /* "L2", "LLC", "DRAM"; "" for FMA */
+    double ceiling_spread;      /* relative spread of its repetitions, (max - min) / median */
     long long ceiling_measured; /* when it was measured, seconds since 1970 (UTC) */
-    char ceiling_note[160];    /* why fraction is over 1.05, where it is; else "" */
-    double fraction;           /* gbps or gflops / ceiling, 0 if n/a */
+    char ceiling_note[160];     /* why fraction is over 1.05, where it is; else "" */
+    double fraction;            /* gbps or gflops / ceiling, 0 if n/a */
     /* Tunables or work-group came from the tuning database (co_tune): a
      * configuration tuned for this device, workload, variant and size class. */
     bool tuned;
@@ -306,38 +313,38 @@ CO_API co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *ou
  * "L2" on GPUs) or the device's memory ("DRAM"). A result is held to the
  * first level (smallest first) whose fits_bytes its bytes do not exceed. */
 typedef struct co_peak_level {
-    char name[8];           /* "L2", "LLC", "DRAM" */
-    double fits_bytes;      /* the level's capacity for the measured threads; 0: any size (DRAM) */
-    double buffer_bytes;    /* per buffer measured (copy: two of them) */
+    char name[8];        /* "L2", "LLC", "DRAM" */
+    double fits_bytes;   /* the level's capacity for the measured threads; 0: any size (DRAM) */
+    double buffer_bytes; /* per buffer measured (copy: two of them) */
     double copy_gbps, read_gbps, write_gbps;
     double copy_spread, read_spread, write_spread;
 } co_peak_level;
 
 typedef struct co_peak {
-    char device[32];        /* spec */
+    char device[32]; /* spec */
     char device_name[128];
     /* The memory level (DRAM, the last of levels): */
-    double copy_gbps;       /* 1e9 bytes/s */
+    double copy_gbps; /* 1e9 bytes/s */
     double read_gbps;
     double write_gbps;
-    double fma32_gflops;    /* float32 */
-    double fma64_gflops;    /* float64 */
-    double launch_us;       /* empty kernel, launched and waited for (omp: a parallel region) */
-    double h2d_gbps, d2h_gbps;               /* pageable host memory */
+    double fma32_gflops;       /* float32 */
+    double fma64_gflops;       /* float64 */
+    double launch_us;          /* empty kernel, launched and waited for (omp: a parallel region) */
+    double h2d_gbps, d2h_gbps; /* pageable host memory */
     double h2d_pinned_gbps, d2h_pinned_gbps; /* page-locked host memory */
-    double buffer_bytes;    /* of each DRAM bandwidth buffer */
-    double measure_ms;      /* how long the measurement took */
+    double buffer_bytes;                     /* of each DRAM bandwidth buffer */
+    double measure_ms;                       /* how long the measurement took */
     double fma32_spread, fma64_spread, launch_spread;
     co_peak_level levels[CO_PEAK_MAX_LEVELS]; /* smallest first, DRAM last */
     size_t nlevels;
-    long long measured;     /* when, seconds since 1970 (UTC) */
-    bool cached;            /* kept from an earlier measurement, not measured by this call */
+    long long measured; /* when, seconds since 1970 (UTC) */
+    bool cached;        /* kept from an earlier measurement, not measured by this call */
     /* co_peak_measure only: */
-    bool kept_older;        /* this measurement came out much lower (< 0.8x) than the kept
+    bool kept_older;       /* this measurement came out much lower (< 0.8x) than the kept
                                figures, which are returned instead (note says which) */
-    bool stored;            /* the cache file holds these figures */
-    char note[256];         /* kept_older: one line saying what and why; else "" */
-    char store_error[256];  /* !stored: why the cache file could not be written */
+    bool stored;           /* the cache file holds these figures */
+    char note[256];        /* kept_older: one line saying what and why; else "" */
+    char store_error[256]; /* !stored: why the cache file could not be written */
 } co_peak;
 
 /* Measure a device's ceilings now (a few seconds at most) and keep them: in
@@ -350,7 +357,8 @@ typedef struct co_peak {
  * returned, with stored false and store_error saying why. */
 CO_API co_status co_peak_measure(co_context *ctx, size_t device, co_peak *out);
 enum { CO_PEAK_FORCE = 1 };
-CO_API co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, co_peak *out);
+CO_API co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags,
+                                       co_peak *out);
 /* The kept ceilings of a device (this context, else the cache file), or
  * measured now when none are kept. */
 CO_API co_status co_peak_get(co_context *ctx, size_t device, co_peak *out);
@@ -378,25 +386,28 @@ CO_API co_status co_peak_cache_path(char *out, size_t len);
  * size of 64 or more rounded to the nearest power of two), and co_run uses
  * it (co_result.tuned) unless co_run_config.untuned. */
 typedef struct co_tune_candidate {
-    struct { char name[16]; long value; } params[CO_MAX_KV];
+    struct {
+        char name[16];
+        long value;
+    } params[CO_MAX_KV];
     size_t nparams;
-    size_t local[3];          /* asked for; zeros: the variant's choice */
-    size_t used_local[3];     /* what it launched (zeros on the host or on failure) */
-    co_status status;         /* CO_OK; CO_ERR_VERIFY (wrong); CO_ERR_LIMIT, CO_ERR_BUILD, ... */
-    char message[256];        /* why, where status is not CO_OK */
+    size_t local[3];      /* asked for; zeros: the variant's choice */
+    size_t used_local[3]; /* what it launched (zeros on the host or on failure) */
+    co_status status;     /* CO_OK; CO_ERR_VERIFY (wrong); CO_ERR_LIMIT, CO_ERR_BUILD, ... */
+    char message[256];    /* why, where status is not CO_OK */
     bool verified;
-    bool is_default;          /* the variant's default configuration */
-    double median_ms;         /* 0 unless it ran */
-    double elapsed_ms;        /* since co_tune began, when it ended */
+    bool is_default;   /* the variant's default configuration */
+    double median_ms;  /* 0 unless it ran */
+    double elapsed_ms; /* since co_tune began, when it ended */
 } co_tune_candidate;
 
 /* After each candidate: how far the search is. Return true to stop it. */
 typedef struct co_tune_progress {
-    const co_tune_candidate *last;  /* the candidate that just ended */
-    const co_tune_candidate *best;  /* the fastest verified so far, NULL if none */
-    size_t done;                    /* candidates run */
-    double planned;                 /* candidates the search means to run (may grow) */
-    double space;                   /* candidates in the space */
+    const co_tune_candidate *last; /* the candidate that just ended */
+    const co_tune_candidate *best; /* the fastest verified so far, NULL if none */
+    size_t done;                   /* candidates run */
+    double planned;                /* candidates the search means to run (may grow) */
+    double space;                  /* candidates in the space */
     double elapsed_ms, eta_ms, budget_ms;
 } co_tune_progress;
 typedef bool (*co_tune_fn)(const co_tune_progress *progress, void *user);
@@ -408,33 +419,33 @@ typedef struct co_tune_config {
      * (every candidate is verified; the default is the untuned one);
      * progress is passed on within each candidate (true stops the tuning). */
     co_run_config run;
-    double budget_s;          /* seconds for the whole search (0: 60) */
-    const char *strategy;     /* "full", "random", "anneal"; NULL: full where
+    double budget_s;      /* seconds for the whole search (0: 60) */
+    const char *strategy; /* "full", "random", "anneal"; NULL: full where
                                  the space fits the budget, else anneal */
     /* A tunable's values to try ("TS" = "8,16,32"), or the work-group
      * shapes ("local" = "64,128" or "8x8,16x16"); NULL/0: from the ranges. */
     const co_option *values;
     size_t nvalues;
-    co_tune_fn on_candidate;  /* NULL: none */
+    co_tune_fn on_candidate; /* NULL: none */
     void *user;
-    bool no_store;            /* leave the database as it is */
+    bool no_store; /* leave the database as it is */
 } co_tune_config;
 
 typedef struct co_tune_result {
     char workload[32], variant[32], device[32], device_name[128];
-    char sizes[256];          /* "m=500 n=500 k=500" */
-    char size_class[256];     /* "k=512 m=512 n=512": the database's key */
-    char strategy[16];        /* what ran: "full", "random", "anneal" */
+    char sizes[256];               /* "m=500 n=500 k=500" */
+    char size_class[256];          /* "k=512 m=512 n=512": the database's key */
+    char strategy[16];             /* what ran: "full", "random", "anneal" */
     co_tune_candidate *candidates; /* in the order run; [0] the default */
     size_t ncandidates;
-    double space;             /* candidates in the space */
-    double covered;           /* the share of them run (0..1) */
-    long best;                /* the chosen candidate (the default if none beat it), -1 none */
+    double space;               /* candidates in the space */
+    double covered;             /* the share of them run (0..1) */
+    long best;                  /* the chosen candidate (the default if none beat it), -1 none */
     double best_ms, default_ms; /* timed side by side at the end (0: not timed) */
     double elapsed_ms, budget_ms;
-    bool interrupted;         /* stopped by a callback: nothing stored */
-    bool stored;              /* kept in the database */
-    char note[320];           /* where it was kept, or why not; a corrupt database rebuilt */
+    bool interrupted; /* stopped by a callback: nothing stored */
+    bool stored;      /* kept in the database */
+    char note[320];   /* where it was kept, or why not; a corrupt database rebuilt */
 } co_tune_result;
 
 /* Tune cfg's variant on cfg's problem. *out (free with co_tune_result_free)
@@ -451,12 +462,12 @@ typedef struct co_tune_entry {
     char backend[16], device_name[128], driver[64];
     char workload[32], variant[32];
     char size_class[256], sizes[256]; /* the class; the sizes tuned at */
-    char params[256];         /* "TS=16 WPT=8" */
-    size_t local[3];          /* zeros: the variant's choice */
-    double median_ms, default_ms; /* timed side by side */
-    long long tuned_at;       /* seconds since 1970 (UTC) */
+    char params[256];                 /* "TS=16 WPT=8" */
+    size_t local[3];                  /* zeros: the variant's choice */
+    double median_ms, default_ms;     /* timed side by side */
+    long long tuned_at;               /* seconds since 1970 (UTC) */
     char strategy[16];
-    double covered;           /* share of the space run */
+    double covered; /* share of the space run */
 } co_tune_entry;
 
 /* $COALESCE_CACHE_DIR/tune.json (else as co_peak_cache_path). */
@@ -484,7 +495,7 @@ CO_API co_status co_tune_db_import(const char *file, size_t *count);
  * CO_ERR_INVALID for a NULL ctx or matrix, m, n or k of 0, or sizes whose
  * products overflow size_t (or exceed the gemm workload's limits). */
 CO_API co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m, size_t n,
-                   size_t k, const float *a, const float *b, float *c);
+                          size_t k, const float *a, const float *b, float *c);
 
 /* ---- what the compiler made of it (src/core/il.c) --------------------- */
 
@@ -503,37 +514,37 @@ typedef struct co_il_mix {
 
 /* What a kernel takes of the device, -1 where its API does not say. */
 typedef struct co_il_resources {
-    long registers;         /* a work-item's (CUDA) */
+    long registers;                 /* a work-item's (CUDA) */
     long spill_stores, spill_loads; /* bytes (ptxas -v) */
-    long stack_bytes;       /* a work-item's memory outside registers (CUDA local, OpenCL private) */
-    long shared_bytes;      /* static work-group memory the kernel declares */
-    long max_group;         /* work-items a group may have with this kernel's resources */
+    long stack_bytes;  /* a work-item's memory outside registers (CUDA local, OpenCL private) */
+    long shared_bytes; /* static work-group memory the kernel declares */
+    long max_group;    /* work-items a group may have with this kernel's resources */
     long preferred_multiple; /* OpenCL: CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
-    long groups_per_cu;     /* groups of the launched size one compute unit holds */
-    double occupancy;       /* their warps over the most a compute unit holds (0..1), -1 */
-    char from[96];          /* where the figures come from */
+    long groups_per_cu;      /* groups of the launched size one compute unit holds */
+    double occupancy;        /* their warps over the most a compute unit holds (0..1), -1 */
+    char from[96];           /* where the figures come from */
 } co_il_resources;
 
 /* One kernel as the variant built and launched it. */
 typedef struct co_il_kernel {
-    char source[32];        /* kernels/<source>.cl */
+    char source[32]; /* kernels/<source>.cl */
     char entry[64];
-    char defines[1024];     /* exactly as built */
+    char defines[1024];      /* exactly as built */
     unsigned dims, launches; /* launches: in one run of the variant */
     size_t global[3], local[3];
-    size_t dynamic_local;   /* bytes of local memory given at launch (CO_LOCAL) */
+    size_t dynamic_local; /* bytes of local memory given at launch (CO_LOCAL) */
     co_il_resources res;
     co_il_mix mix;
-    bool counted;           /* mix was counted (the format is one il.c reads) */
-    char *text;             /* this kernel's function in the chosen format */
-    char *program_text;     /* the whole program's text (--output writes it) */
+    bool counted;       /* mix was counted (the format is one il.c reads) */
+    char *text;         /* this kernel's function in the chosen format */
+    char *program_text; /* the whole program's text (--output writes it) */
 } co_il_kernel;
 
 typedef struct co_il_report {
     char workload[32], variant[32], device[32], device_name[128];
     char format[16];
-    char formats[96];       /* what the device offers, space-separated, the default first */
-    char params[256];       /* the variant's tunables as run: "TS=16 WPT=8" */
+    char formats[96]; /* what the device offers, space-separated, the default first */
+    char params[256]; /* the variant's tunables as run: "TS=16 WPT=8" */
     co_il_kernel *kernels;
     size_t nkernels;
 } co_il_report;
@@ -550,11 +561,11 @@ typedef struct co_il_report {
  * anchors (library calls) are CO_ERR_UNSUPPORTED with a line saying where
  * their code is. Free with co_il_report_free. */
 CO_API co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *target,
-                     const char *format, const char *kernel, co_il_report **out);
+                            const char *format, const char *kernel, co_il_report **out);
 CO_API void co_il_report_free(co_il_report *report);
 /* Formats of a device (target as for co_il_make), space-separated, the default first. */
 CO_API co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
-                        size_t len);
+                               size_t len);
 /* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg");
  * CO_ERR_UNSUPPORTED for a format not counted. */
 CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *out);
@@ -645,7 +656,7 @@ CO_API co_status co_context_set_check(co_context *ctx, bool on);
  * co_buffer_upload/download (counted all the same). CO_ERR_INVALID for a
  * NULL ctx or out. */
 typedef struct co_copy_stats {
-    uint64_t uploads, downloads;          /* host->device, device->host transfers */
+    uint64_t uploads, downloads; /* host->device, device->host transfers */
     uint64_t upload_bytes, download_bytes;
 } co_copy_stats;
 CO_API co_status co_context_copies(co_context *ctx, co_copy_stats *out);
@@ -669,13 +680,13 @@ typedef enum co_transpose { CO_NO_TRANS = 0, CO_TRANS = 1 } co_transpose;
  * mode the product A B is verified. m, n, k >= 1 and leading dimensions
  * under 2^31. Statuses: see the section's comment. */
 CO_API co_status co_sgemm_ex(co_context *ctx, size_t device, const char *variant, co_layout layout,
-                      co_transpose trans_a, co_transpose trans_b, size_t m, size_t n, size_t k,
-                      float alpha, co_mem a, size_t lda, co_mem b, size_t ldb, float beta,
-                      co_mem c, size_t ldc);
+                             co_transpose trans_a, co_transpose trans_b, size_t m, size_t n,
+                             size_t k, float alpha, co_mem a, size_t lda, co_mem b, size_t ldb,
+                             float beta, co_mem c, size_t ldc);
 
 /* dst = src, n float32 values. */
 CO_API co_status co_copy(co_context *ctx, size_t device, const char *variant, size_t n, co_mem src,
-                  co_mem dst);
+                         co_mem dst);
 
 /* *sum = the sum of n float32 values. Precision: the variants add in
  * float32 (pairwise on the host, trees of work-groups on devices) and the
@@ -683,15 +694,15 @@ CO_API co_status co_copy(co_context *ctx, size_t device, const char *variant, si
  * + 2) 2^-24 sum |x_i| (what check mode holds it to). The sum is read back
  * from the device: one 4-byte download. sum is required. */
 CO_API co_status co_reduce_sum(co_context *ctx, size_t device, const char *variant, size_t n,
-                        co_mem x, double *sum);
+                               co_mem x, double *sum);
 
 /* gray = round(0.299 r + 0.587 g + 0.114 b) of an RGBA8 image of width x
  * height; rgba_stride and gray_stride are the bytes from one row to the
  * next (at least 4 width and width). Strided rows are packed for the
  * kernels (on the device) and unpacked after. */
 CO_API co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size_t width,
-                       size_t height, co_mem rgba, size_t rgba_stride, co_mem gray,
-                       size_t gray_stride);
+                              size_t height, co_mem rgba, size_t rgba_stride, co_mem gray,
+                              size_t gray_stride);
 
 typedef enum co_format { CO_FORMAT_F32 = 0, CO_FORMAT_RGBA8 = 1 } co_format;
 typedef enum co_border {
@@ -708,8 +719,8 @@ typedef enum co_border {
  * sum keeps a rounding residue where the window is dark in a bright image),
  * RGBA8 the exact mean rounded to nearest. */
 CO_API co_status co_boxfilter(co_context *ctx, size_t device, const char *variant, co_format format,
-                       size_t width, size_t height, unsigned radius, co_border border,
-                       co_mem in, size_t in_stride, co_mem out, size_t out_stride);
+                              size_t width, size_t height, unsigned radius, co_border border,
+                              co_mem in, size_t in_stride, co_mem out, size_t out_stride);
 
 /* ---- the collider: balls in a box, as an object ---- */
 
@@ -725,17 +736,18 @@ typedef struct co_collider co_collider;
  * the fastest initial velocity component times dt at most a quarter of the
  * smallest radius. *out is freed with co_collider_destroy, before the
  * context. */
-CO_API co_status co_collider_create(co_context *ctx, size_t device, const char *variant, size_t balls,
-                             double width, double height, double dt, const float *x,
-                             const float *y, const float *vx, const float *vy,
-                             const float *radius, const float *mass, co_collider **out);
+CO_API co_status co_collider_create(co_context *ctx, size_t device, const char *variant,
+                                    size_t balls, double width, double height, double dt,
+                                    const float *x, const float *y, const float *vx,
+                                    const float *vy, const float *radius, const float *mass,
+                                    co_collider **out);
 /* Random balls as the workload makes them from `seed`: radii uniform in
  * [radius, radius_max], velocity components in [-speed, speed], never
  * overlapping. */
 CO_API co_status co_collider_create_random(co_context *ctx, size_t device, const char *variant,
-                                    size_t balls, double radius, double radius_max, double width,
-                                    double height, double speed, double dt, uint64_t seed,
-                                    co_collider **out);
+                                           size_t balls, double radius, double radius_max,
+                                           double width, double height, double speed, double dt,
+                                           uint64_t seed, co_collider **out);
 /* Advance `steps` steps (0: nothing) on the device; no copy. */
 CO_API co_status co_collider_step(co_collider *c, unsigned steps);
 /* Download the state: any of x, y, vx, vy may be NULL (not wanted); each
@@ -754,25 +766,25 @@ CO_API void co_collider_destroy(co_collider *c);
  * angle a = omega t + phase, and bounces: y = center y + bounce |sin 2a|. */
 typedef struct co_rt_sphere {
     float center[3];
-    float radius;                     /* > 0 */
-    float color[3];                   /* 0..1 */
-    float reflect;                    /* mirror fraction 0..1 */
+    float radius;   /* > 0 */
+    float color[3]; /* 0..1 */
+    float reflect;  /* mirror fraction 0..1 */
     float orbit, omega, phase, bounce;
 } co_rt_sphere;
 typedef struct co_rt_light {
     float position[3];
-    float color[3];                   /* intensity per channel */
+    float color[3]; /* intensity per channel */
 } co_rt_light;
 typedef struct co_rt_scene {
-    const co_rt_sphere *spheres;      /* nspheres of them (up to 4096; NULL if 0) */
+    const co_rt_sphere *spheres; /* nspheres of them (up to 4096; NULL if 0) */
     size_t nspheres;
-    const co_rt_light *lights;        /* 1..8 */
+    const co_rt_light *lights; /* 1..8 */
     size_t nlights;
-    float eye[3], look_at[3];         /* the pinhole camera, +y up */
-    float fov_deg;                    /* vertical field of view, (0, 180) */
-    float ambient, specular;          /* shading */
+    float eye[3], look_at[3];                   /* the pinhole camera, +y up */
+    float fov_deg;                              /* vertical field of view, (0, 180) */
+    float ambient, specular;                    /* shading */
     float plane_y, checker_size, plane_reflect; /* the checkered ground plane */
-    unsigned depth;                   /* mirror reflections per pixel at most (<= 64) */
+    unsigned depth;                             /* mirror reflections per pixel at most (<= 64) */
 } co_rt_scene;
 /* The workload's defaults: camera at (0, 6, -24) looking at (0, 1, 2),
  * 50 degrees, ambient 0.12, specular 0.5, plane at y = 0 with cells of 2
@@ -783,13 +795,13 @@ typedef struct co_raytracer co_raytracer;
 /* A tracer of `scene` (copied: the caller's arrays may go afterwards), in
  * float32, on a device. Freed with co_raytracer_destroy, before the context. */
 CO_API co_status co_raytracer_create(co_context *ctx, size_t device, const char *variant,
-                              const co_rt_scene *scene, co_raytracer **out);
+                                     const co_rt_scene *scene, co_raytracer **out);
 /* Render the frame at scene time t (seconds) of width x height pixels (up
  * to 32768 each) into image: RGBA8, `stride` bytes from row to row (at
  * least 4 width). The scene is uploaded on the first render and again
  * when the size changes (the camera's aspect): one copy each; none else. */
 CO_API co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t height, double t,
-                              co_mem image, size_t stride);
+                                     co_mem image, size_t stride);
 /* NULL is a no-op. */
 CO_API void co_raytracer_destroy(co_raytracer *rt);
 

@@ -11,7 +11,8 @@ set -eu
 pkgs="gcc make cmake pkg-config libomp-dev opencl-c-headers opencl-headers ocl-icd-opencl-dev
       pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev libcjson-dev libgif-dev
       libvulkan-dev mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools vulkan-tools
-      python3-numpy python3-pytest python3-opencv python3-jsonschema python3-pil chromium"
+      python3-numpy python3-pytest python3-opencv python3-jsonschema python3-pil chromium
+      clang-format"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

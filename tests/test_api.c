@@ -14,7 +14,8 @@
 static int passed, failed;
 
 static void check(bool ok, const char *what) {
-    if (ok) passed++;
+    if (ok)
+        passed++;
     else {
         failed++;
         printf("FAIL %s (co_last_error: '%s')\n", what, co_last_error());
@@ -36,17 +37,17 @@ static bool names(const char *words) {
 static void clear(void) { co_fail(CO_OK, "%s", ""); }
 
 /* A status call: not CO_OK, and the message names `words`. */
-#define EXPECT_STATUS(call, words)                                                             \
-    do {                                                                                       \
-        clear();                                                                               \
-        co_status st_ = (call);                                                                \
-        check(st_ != CO_OK && names(words), #call " fails naming '" words "'");             \
+#define EXPECT_STATUS(call, words)                                                                 \
+    do {                                                                                           \
+        clear();                                                                                   \
+        co_status st_ = (call);                                                                    \
+        check(st_ != CO_OK && names(words), #call " fails naming '" words "'");                    \
     } while (0)
 /* A query that answers 0 / NULL / false on bad arguments. */
-#define EXPECT_NONE(call, words)                                                               \
-    do {                                                                                       \
-        clear();                                                                               \
-        check(!(call) && names(words), #call " answers none, naming '" words "'");           \
+#define EXPECT_NONE(call, words)                                                                   \
+    do {                                                                                           \
+        clear();                                                                                   \
+        check(!(call) && names(words), #call " answers none, naming '" words "'");                 \
     } while (0)
 
 static void test_context(co_context *ctx) {
@@ -102,7 +103,8 @@ static void test_registry(co_context *ctx) {
           "co_workload_option takes NULL def and help (optional outputs)");
     co_param_info pi;
     EXPECT_NONE(co_variant_param(NULL, "tiled", 0, &pi), "co_variant_param workload");
-    EXPECT_NONE(co_variant_param("gemm", "nope", 0, &pi), "co_variant_param: unknown variant 'nope'");
+    EXPECT_NONE(co_variant_param("gemm", "nope", 0, &pi),
+                "co_variant_param: unknown variant 'nope'");
     EXPECT_NONE(co_variant_param("gemm", NULL, 0, &pi), "co_variant_param: NULL variant");
     EXPECT_NONE(co_variant_param("gemm", "tiled", 9999, &pi), "co_variant_param index");
     check(co_variant_param("gemm", "tiled", 0, NULL) != NULL,
@@ -219,8 +221,8 @@ static void test_sgemm(co_context *ctx) {
  * without verification the same problem needs no reference. */
 static void test_memory(co_context *ctx) {
     co_option opts[] = {{"m", "4000"}, {"n", "4000"}, {"k", "1"}};
-    co_run_config cfg = {.workload = "gemm", .device = 0, .options = opts, .noptions = 3,
-                         .reps = 1, .verify = true};
+    co_run_config cfg = {
+        .workload = "gemm", .device = 0, .options = opts, .noptions = 3, .reps = 1, .verify = true};
     co_result r;
     setenv("COALESCE_MAX_HOST_BYTES", "240000000", 1); /* C 64 MB; with its reference 320 MB */
     clear();
@@ -269,7 +271,8 @@ static void test_memory(co_context *ctx) {
 static void test_tune(co_context *ctx) {
     co_tune_result *r = (co_tune_result *)1;
     co_tune_config cfg = {.run = {.workload = "gemm", .variant = "c", .options = NULL},
-                          .no_store = true, .budget_s = 5};
+                          .no_store = true,
+                          .budget_s = 5};
     EXPECT_STATUS(co_tune(NULL, &cfg, &r), "co_tune ctx");
     check(r == NULL, "co_tune clears *out on failure");
     EXPECT_STATUS(co_tune(ctx, NULL, &r), "co_tune cfg");
@@ -302,9 +305,12 @@ static void test_tune(co_context *ctx) {
         cfg.values = wrong;
         EXPECT_STATUS(co_tune(ctx, &cfg, &r), "variant 'tiled' has no tunable 'WPT'");
     }
-    cfg = (co_tune_config){.run = {.workload = "gemm", .variant = "c",
-                                   .options = (const co_option[]){{"size", "8"}}, .noptions = 1},
-                           .no_store = true, .budget_s = 5};
+    cfg = (co_tune_config){.run = {.workload = "gemm",
+                                   .variant = "c",
+                                   .options = (const co_option[]){{"size", "8"}},
+                                   .noptions = 1},
+                           .no_store = true,
+                           .budget_s = 5};
     check(co_tune(ctx, &cfg, &r) == CO_OK && r->ncandidates == 1 && r->best == 0 &&
               r->candidates[0].is_default && r->candidates[0].verified && !r->stored,
           "co_tune of a variant without tunables: the default alone, not stored");

@@ -17,13 +17,13 @@ static unsigned passed, failed, skipped;
 static unsigned shard_k, shard_n = 1, case_no; /* K/N: this process's share of the cases */
 
 static void check(bool ok, const char *what) {
-    if (ok) passed++;
+    if (ok)
+        passed++;
     else {
         failed++;
         printf("FAIL %s\n", what);
     }
 }
-
 
 /* Run one variant at one size with one tunable set (NULL: defaults). */
 static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const co_variant *v,
@@ -33,9 +33,17 @@ static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const c
     co_option opts[CO_MAX_KV], prm[CO_MAX_PARAMS];
     size_t nopts = co_parse_options(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
     size_t nprm = params ? co_parse_options(params, pstore, sizeof pstore, prm, CO_MAX_PARAMS) : 0;
-    co_run_config cfg = {.workload = wl->name, .variant = v->name, .device = dev,
-                         .options = opts, .noptions = nopts, .params = prm, .nparams = nprm,
-                         .reps = 1, .warmup = 0, .seed = seed, .verify = true};
+    co_run_config cfg = {.workload = wl->name,
+                         .variant = v->name,
+                         .device = dev,
+                         .options = opts,
+                         .noptions = nopts,
+                         .params = prm,
+                         .nparams = nprm,
+                         .reps = 1,
+                         .warmup = 0,
+                         .seed = seed,
+                         .verify = true};
     co_result r;
     const double t0 = co_now_ms();
     co_status st = co_run(ctx, &cfg, &r);
@@ -119,8 +127,8 @@ static void test_sgemm_api(co_context *ctx, const size_t *idx, size_t ndev) {
                 double e = fabs(c[i * N + j] - ref) / mag;
                 if (!(e <= worst)) worst = e;
             }
-        snprintf(what, sizeof what, "co_sgemm on %s: error %.3g %s", co_device_get(ctx, idx[d])->spec,
-                 worst, st ? co_last_error() : "");
+        snprintf(what, sizeof what, "co_sgemm on %s: error %.3g %s",
+                 co_device_get(ctx, idx[d])->spec, worst, st ? co_last_error() : "");
         check(worst <= (K + 2) * 0x1p-24, what);
     }
     float dummy = 0;

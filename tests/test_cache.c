@@ -33,7 +33,8 @@ int main(void) {
 
     void *data;
     size_t size;
-    check(!co_cache_get("t", "absent", &data, &size) && !data && !size, "a missing entry is a miss");
+    check(!co_cache_get("t", "absent", &data, &size) && !data && !size,
+          "a missing entry is a miss");
     const char bin[] = {'a', 0, 'b', 1, (char)0xff, 'c'}; /* binary: embedded NULs */
     co_cache_put("t", "key one", bin, sizeof bin);
     check(holds("key one", bin, sizeof bin), "an entry comes back byte for byte, a NUL after it");
@@ -63,7 +64,8 @@ int main(void) {
     /* A cache that cannot be written costs nothing but time. */
     setenv("COALESCE_CACHE_DIR", "/proc/no-such-dir", 1);
     co_cache_put("t", "key", "v", 1);
-    check(!co_cache_get("t", "key", &data, &size), "an unwritable directory: put is silent, get misses");
+    check(!co_cache_get("t", "key", &data, &size),
+          "an unwritable directory: put is silent, get misses");
 
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -44,10 +44,16 @@ static int run(co_context *ctx, size_t dev, const char *variant, const char *sce
                const char *steps, const char *dt, ball *b) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_collider_%d.csv", (int)getpid());
-    const co_option opts[] = {{"scenario", scenario}, {"steps", steps}, {"dt", dt},
-                              {"output", path}};
-    co_run_config cfg = {.workload = "collider", .variant = variant, .device = dev,
-                         .options = opts, .noptions = 4, .reps = 1, .seed = 3, .verify = true};
+    const co_option opts[] = {
+        {"scenario", scenario}, {"steps", steps}, {"dt", dt}, {"output", path}};
+    co_run_config cfg = {.workload = "collider",
+                         .variant = variant,
+                         .device = dev,
+                         .options = opts,
+                         .noptions = 4,
+                         .reps = 1,
+                         .seed = 3,
+                         .verify = true};
     co_result r;
     snprintf(what, sizeof what, "collider/%s on %s, scenario %s", variant,
              co_device_get(ctx, dev)->spec, scenario);
@@ -101,8 +107,8 @@ static void scenarios(co_context *ctx, size_t dev, const char *v) {
     }
     if (run(ctx, dev, v, "glancing", "300", "0.01", b) == 2) { /* impact parameter R/2 */
         near(b[0].vx + b[1].vx, 1, 1e-6, "px"), near(b[0].vy + b[1].vy, 0, 1e-6, "py");
-        near(b[0].vx * b[0].vx + b[0].vy * b[0].vy + b[1].vx * b[1].vx + b[1].vy * b[1].vy, 1,
-             1e-5, "2 KE / m");
+        near(b[0].vx * b[0].vx + b[0].vy * b[0].vy + b[1].vx * b[1].vx + b[1].vy * b[1].vy, 1, 1e-5,
+             "2 KE / m");
         near(b[0].vx * b[1].vx + b[0].vy * b[1].vy, 0, 1e-6, "v0 . v1 (perpendicular exits)");
         near(b[1].vx, 0.75, 0.02, "v1x (along the line of centres at contact)");
         near(b[1].vy, 0.433, 0.02, "v1y");
@@ -121,7 +127,8 @@ static void scenarios(co_context *ctx, size_t dev, const char *v) {
         near(b[0].vy, 0, 1e-6, "v0y"), near(b[2].vx, 0, 1e-6, "v2x");
     }
     ball b0[MAXB];
-    int n0 = run(ctx, dev, v, "crowd", "0", "0.01", b0), n = run(ctx, dev, v, "crowd", "10", "0.01", b);
+    int n0 = run(ctx, dev, v, "crowd", "0", "0.01", b0),
+        n = run(ctx, dev, v, "crowd", "10", "0.01", b);
     if (n == 37 && n0 == 37) { /* far from the walls: momentum conserved */
         double px0, py0, px, py, fastest = 0;
         momentum(b0, n, &px0, &py0);

@@ -22,7 +22,8 @@ static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void check(bool ok, const char *fmt, ...) {
     pthread_mutex_lock(&count_lock);
-    if (ok) passed++;
+    if (ok)
+        passed++;
     else {
         failed++;
         va_list ap;
@@ -76,8 +77,10 @@ static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
                     const float alpha = ab[combo % 3][0], beta = ab[combo % 3][1];
                     const bool buf = combo % 2;
                     /* Stored shapes and leading dimensions (padded by 3). */
-                    const size_t ar = ta ? k : m, acol = ta ? m : k, br = tb ? n : k, bcol = tb ? k : n;
-                    const size_t lda = (row ? acol : ar) + 3 * pad, ldb = (row ? bcol : br) + 3 * pad;
+                    const size_t ar = ta ? k : m, acol = ta ? m : k, br = tb ? n : k,
+                                 bcol = tb ? k : n;
+                    const size_t lda = (row ? acol : ar) + 3 * pad,
+                                 ldb = (row ? bcol : br) + 3 * pad;
                     const size_t ldc = (row ? n : m) + 3 * pad;
                     const size_t alen = (row ? ar : acol) * lda, blen = (row ? br : bcol) * ldb;
                     const size_t clen = (row ? m : n) * ldc;
@@ -86,16 +89,16 @@ static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
                     for (size_t i = 0; i < alen; i++) a[i] = frand();
                     for (size_t i = 0; i < blen; i++) b[i] = frand();
                     for (size_t i = 0; i < clen; i++) c[i] = c0[i] = frand();
-                    /* Element (i, j) of a stored matrix with leading dimension ld. */
+                        /* Element (i, j) of a stored matrix with leading dimension ld. */
 #define AT(x, ld, i, j) ((row) ? (x)[(i) * (ld) + (j)] : (x)[(j) * (ld) + (i)])
                     co_buffer *ka, *kb, *kc;
                     co_mem ma = operand(ctx, dev, buf, a, alen * 4, &ka);
                     co_mem mb = operand(ctx, dev, buf, b, blen * 4, &kb);
                     co_mem mc = operand(ctx, dev, buf, c, clen * 4, &kc);
-                    co_status st = co_sgemm_ex(ctx, dev, NULL, row ? CO_ROW_MAJOR : CO_COL_MAJOR,
-                                               ta ? CO_TRANS : CO_NO_TRANS,
-                                               tb ? CO_TRANS : CO_NO_TRANS, m, n, k, alpha, ma,
-                                               lda, mb, ldb, beta, mc, ldc);
+                    co_status st =
+                        co_sgemm_ex(ctx, dev, NULL, row ? CO_ROW_MAJOR : CO_COL_MAJOR,
+                                    ta ? CO_TRANS : CO_NO_TRANS, tb ? CO_TRANS : CO_NO_TRANS, m, n,
+                                    k, alpha, ma, lda, mb, ldb, beta, mc, ldc);
                     co_buffer_free(ka), co_buffer_free(kb);
                     fetch(kc, c, clen * 4);
                     double worst = 0;
@@ -110,7 +113,8 @@ static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
                             }
                             const double c_in = AT(c0, ldc, i, j);
                             const double want = alpha * ref + (beta != 0 ? beta * c_in : 0);
-                            const double bound = (k + 4) * 0x1p-24 * (fabs(alpha) * mag + fabs(beta * c_in)) + 1e-30;
+                            const double bound =
+                                (k + 4) * 0x1p-24 * (fabs(alpha) * mag + fabs(beta * c_in)) + 1e-30;
                             const double e = fabs(AT(c, ldc, i, j) - want) / bound;
                             worst = e > worst ? e : worst;
                         }
@@ -118,18 +122,20 @@ static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
                     for (size_t l = 0; pad && l < (row ? m : n); l++)
                         for (size_t x = (row ? n : m); x < ldc; x++)
                             pad_kept &= c[l * ldc + x] == c0[l * ldc + x];
-                    check(st == CO_OK && worst <= 1 && pad_kept,
-                          "co_sgemm_ex on %s: %zux%zux%zu %s ta=%d tb=%d pad=%d alpha=%g beta=%g %s: "
-                          "status %s, error %.3g of the bound, padding %s",
-                          spec, m, n, k, row ? "row" : "col", ta, tb, pad, alpha, beta,
-                          buf ? "buffers" : "host", co_status_name(st), worst,
-                          pad_kept ? "kept" : "written");
+                    check(
+                        st == CO_OK && worst <= 1 && pad_kept,
+                        "co_sgemm_ex on %s: %zux%zux%zu %s ta=%d tb=%d pad=%d alpha=%g beta=%g %s: "
+                        "status %s, error %.3g of the bound, padding %s",
+                        spec, m, n, k, row ? "row" : "col", ta, tb, pad, alpha, beta,
+                        buf ? "buffers" : "host", co_status_name(st), worst,
+                        pad_kept ? "kept" : "written");
 #undef AT
                     free(a), free(b), free(c), free(c0);
                 }
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
     check(co_sgemm(ctx, dev, NULL, 2, 2, 3, a, b, c) == CO_OK && c[0] == 4 && c[1] == 5 &&
-              c[2] == 10 && c[3] == 11, "co_sgemm on %s", spec);
+              c[2] == 10 && c[3] == 11,
+          "co_sgemm on %s", spec);
 }
 
 /* ---- copy, reduce ---- */
@@ -141,9 +147,11 @@ static void test_copy_reduce(co_context *ctx, size_t dev, const char *spec) {
             const size_t n = ns[i];
             float *x = malloc(n * 4), *y = malloc(n * 4);
             double ref = 0, mag = 0;
-            for (size_t j = 0; j < n; j++) x[j] = frand(), y[j] = NAN, ref += x[j], mag += fabs(x[j]);
+            for (size_t j = 0; j < n; j++)
+                x[j] = frand(), y[j] = NAN, ref += x[j], mag += fabs(x[j]);
             co_buffer *kx, *ky;
-            co_mem mx = operand(ctx, dev, buf, x, n * 4, &kx), my = operand(ctx, dev, buf, y, n * 4, &ky);
+            co_mem mx = operand(ctx, dev, buf, x, n * 4, &kx),
+                   my = operand(ctx, dev, buf, y, n * 4, &ky);
             co_status st = co_copy(ctx, dev, NULL, n, mx, my);
             double sum = 0;
             co_status st2 = co_reduce_sum(ctx, dev, NULL, n, mx, &sum);
@@ -191,9 +199,8 @@ static void test_grayscale(co_context *ctx, size_t dev, const char *spec) {
                     for (size_t x = w; x < os; x++) pad_kept &= out[y * os + x] == 0xAB;
                 }
                 check(st == CO_OK && worst == 0 && pad_kept,
-                      "co_grayscale on %s: %zux%zu strides %zu/%zu %s: worst %d, padding %s",
-                      spec, w, h, is, os, buf ? "buffers" : "host", worst,
-                      pad_kept ? "kept" : "written");
+                      "co_grayscale on %s: %zux%zu strides %zu/%zu %s: worst %d, padding %s", spec,
+                      w, h, is, os, buf ? "buffers" : "host", worst, pad_kept ? "kept" : "written");
                 free(in), free(out);
             }
 }
@@ -220,15 +227,18 @@ static void test_boxfilter(co_context *ctx, size_t dev, const char *spec) {
                     unsigned char *in = malloc(is * h), *out = malloc(os * h);
                     for (size_t y = 0; y < h; y++)
                         for (size_t x = 0; x < w * ch; x++) {
-                            if (fmt) in[y * is + x] = (unsigned char)(urand() * 256);
-                            else ((float *)(in + y * is))[x] = (float)urand();
+                            if (fmt)
+                                in[y * is + x] = (unsigned char)(urand() * 256);
+                            else
+                                ((float *)(in + y * is))[x] = (float)urand();
                         }
                     memset(out, 0xCD, os * h);
                     co_buffer *ki, *ko;
                     co_mem mi = operand(ctx, dev, buf, in, is * h, &ki);
                     co_mem mo = operand(ctx, dev, buf, out, os * h, &ko);
-                    co_status st = co_boxfilter(ctx, dev, NULL, fmt ? CO_FORMAT_RGBA8 : CO_FORMAT_F32,
-                                                w, h, r, (co_border)border, mi, is, mo, os);
+                    co_status st =
+                        co_boxfilter(ctx, dev, NULL, fmt ? CO_FORMAT_RGBA8 : CO_FORMAT_F32, w, h, r,
+                                     (co_border)border, mi, is, mo, os);
                     co_buffer_free(ki);
                     fetch(ko, out, os * h);
                     double worst = 0;
@@ -243,18 +253,21 @@ static void test_boxfilter(co_context *ctx, size_t dev, const char *spec) {
                                         long xx = border_index(x + dx, (long)w, border);
                                         if (yy < 0 || xx < 0) continue;
                                         const unsigned char *row = in + (size_t)yy * is;
-                                        s += fmt ? row[(size_t)xx * 4 + c] : ((const float *)row)[xx];
+                                        s += fmt ? row[(size_t)xx * 4 + c]
+                                                 : ((const float *)row)[xx];
                                     }
                                 const double mean = s / (double)((2 * R + 1) * (2 * R + 1));
                                 const unsigned char *orow = out + (size_t)y * os;
-                                const double got = fmt ? orow[(size_t)x * 4 + c] : ((const float *)orow)[x];
+                                const double got =
+                                    fmt ? orow[(size_t)x * 4 + c] : ((const float *)orow)[x];
                                 /* f32: the workload's metric, |out - mean| over
                                  * max(|mean|, 2^-10 max|in|) (inputs in [0, 1)), held
                                  * to 2e-5: PoCL's sliding kernel leaves a running
                                  * sum's residue of 1.18e-5 at 33x9 r=0 zero (the
                                  * workload's bound is 1e-5; boxfilter.c's own work). */
-                                const double e = fmt ? fabs(got - floor(mean + 0.5))
-                                                     : fabs(got - mean) / fmax(fabs(mean), 0x1p-10) / 2e-5;
+                                const double e =
+                                    fmt ? fabs(got - floor(mean + 0.5))
+                                        : fabs(got - mean) / fmax(fabs(mean), 0x1p-10) / 2e-5;
                                 worst = e > worst ? e : worst;
                             }
                     bool pad_kept = true;
@@ -262,8 +275,9 @@ static void test_boxfilter(co_context *ctx, size_t dev, const char *spec) {
                         for (size_t x = 4 * w; x < os; x++) pad_kept &= out[y * os + x] == 0xCD;
                     check(st == CO_OK && worst <= (fmt ? 0 : 1) && pad_kept,
                           "co_boxfilter on %s: %s %zux%zu r=%u border=%d strides %zu/%zu %s: "
-                          "status %s, error %.3g, padding %s", spec, fmt ? "rgba8" : "f32", w, h,
-                          r, border, is, os, buf ? "buffers" : "host", co_status_name(st), worst,
+                          "status %s, error %.3g, padding %s",
+                          spec, fmt ? "rgba8" : "f32", w, h, r, border, is, os,
+                          buf ? "buffers" : "host", co_status_name(st), worst,
                           pad_kept ? "kept" : "written");
                     (void)es;
                     free(in), free(out);
@@ -282,7 +296,8 @@ static void test_collider(co_context *ctx, size_t dev, const char *spec) {
         float gx[2], gvx[2];
         st = co_collider_step(c, 20);
         if (!st) st = co_collider_read(c, gx, NULL, gvx, NULL);
-        check(st == CO_OK && fabsf(gvx[0] + 1) < 1e-3f && fabsf(gvx[1] - 1) < 1e-3f && gx[0] < gx[1],
+        check(st == CO_OK && fabsf(gvx[0] + 1) < 1e-3f && fabsf(gvx[1] - 1) < 1e-3f &&
+                  gx[0] < gx[1],
               "collider head-on on %s: vx %g %g, x %g %g", spec, gvx[0], gvx[1], gx[0], gx[1]);
         co_collider_destroy(c);
     }
@@ -290,8 +305,10 @@ static void test_collider(co_context *ctx, size_t dev, const char *spec) {
     for (int periodic = 0; periodic < 2; periodic++) {
         const float bx = 9, by = 5, bvx = 1, bvy = 0, br = 0.5f;
         c = NULL;
-        st = co_collider_create(ctx, dev, NULL, 1, 10, 10, 0.1, &bx, &by, &bvx, &bvy, &br, NULL, &c);
-        if (!st) st = co_collider_set_boundary(c, periodic ? CO_BOUNDARY_PERIODIC : CO_BOUNDARY_WALLS);
+        st =
+            co_collider_create(ctx, dev, NULL, 1, 10, 10, 0.1, &bx, &by, &bvx, &bvy, &br, NULL, &c);
+        if (!st)
+            st = co_collider_set_boundary(c, periodic ? CO_BOUNDARY_PERIODIC : CO_BOUNDARY_WALLS);
         if (!st) st = co_collider_step(c, 15);
         float gx = 0, gvx = 0;
         if (!st) st = co_collider_read(c, &gx, NULL, &gvx, NULL);
@@ -308,7 +325,8 @@ static void test_collider(co_context *ctx, size_t dev, const char *spec) {
     float *xs = malloc(257 * 4), *ys = malloc(257 * 4);
     if (!st) st = co_collider_read(c, xs, ys, NULL, NULL);
     bool inside = true;
-    for (size_t i = 0; !st && i < 257; i++) inside &= xs[i] >= 0 && xs[i] <= 30 && ys[i] >= 0 && ys[i] <= 20;
+    for (size_t i = 0; !st && i < 257; i++)
+        inside &= xs[i] >= 0 && xs[i] <= 30 && ys[i] >= 0 && ys[i] <= 20;
     check(st == CO_OK && inside, "random collider on %s, checked", spec);
     free(xs), free(ys);
     co_collider_destroy(c);
@@ -319,11 +337,11 @@ static void test_collider(co_context *ctx, size_t dev, const char *spec) {
 
 static void scene_of(co_rt_scene *s, co_rt_sphere *sp, co_rt_light *li) {
     co_rt_scene_default(s);
-    const co_rt_sphere spheres[3] = {
-        {{0, 1, 0}, 1, {0.9f, 0.2f, 0.2f}, 0, 2, 1, 0, 0.5f},
-        {{-3, 1.5f, 4}, 1.5f, {0.2f, 0.8f, 0.3f}, 0.5f, 0, 0, 0, 0},
-        {{3, 0.7f, -2}, 0.7f, {0.3f, 0.3f, 0.9f}, 0, 1, -1, 1, 1}};
-    const co_rt_light lights[2] = {{{10, 15, -5}, {0.7f, 0.7f, 0.7f}}, {{-10, 12, -8}, {0.5f, 0.5f, 0.6f}}};
+    const co_rt_sphere spheres[3] = {{{0, 1, 0}, 1, {0.9f, 0.2f, 0.2f}, 0, 2, 1, 0, 0.5f},
+                                     {{-3, 1.5f, 4}, 1.5f, {0.2f, 0.8f, 0.3f}, 0.5f, 0, 0, 0, 0},
+                                     {{3, 0.7f, -2}, 0.7f, {0.3f, 0.3f, 0.9f}, 0, 1, -1, 1, 1}};
+    const co_rt_light lights[2] = {{{10, 15, -5}, {0.7f, 0.7f, 0.7f}},
+                                   {{-10, 12, -8}, {0.5f, 0.5f, 0.6f}}};
     memcpy(sp, spheres, sizeof spheres);
     memcpy(li, lights, sizeof lights);
     s->spheres = sp, s->nspheres = 3, s->lights = li, s->nlights = 2;
@@ -362,7 +380,8 @@ static void test_raytracer(co_context *ctx, size_t dev, const char *spec, size_t
                     hi = img[y * stride + 4 * x] > hi ? img[y * stride + 4 * x] : hi;
                 }
             const double most = fmax(1, 0.001 * (double)(w * h));
-            check(s1 == CO_OK && s2 == CO_OK && (double)off <= most && (w * h < 100 || hi > lo + 50),
+            check(s1 == CO_OK && s2 == CO_OK && (double)off <= most &&
+                      (w * h < 100 || hi > lo + 50),
                   "co_raytracer_render on %s: %zux%zu stride %zu %s: %zu px off, red %u..%u", spec,
                   w, h, stride, buf ? "buffer" : "host", off, lo, hi);
             free(img), free(want);
@@ -390,7 +409,8 @@ static void test_check_mode(co_context *ctx, size_t dev, const char *spec) {
           "checked co_sgemm_ex on %s", spec);
     unsigned char img[4 * 13 * 11], gray[13 * 11];
     for (size_t i = 0; i < sizeof img; i++) img[i] = (unsigned char)(urand() * 256);
-    check(co_grayscale(ctx, dev, NULL, 13, 11, co_mem_host(img), 52, co_mem_host(gray), 13) == CO_OK,
+    check(co_grayscale(ctx, dev, NULL, 13, 11, co_mem_host(img), 52, co_mem_host(gray), 13) ==
+              CO_OK,
           "checked co_grayscale on %s", spec);
     unsigned char blur[sizeof img];
     check(co_boxfilter(ctx, dev, NULL, CO_FORMAT_RGBA8, 13, 11, 2, CO_BORDER_REFLECT101,
@@ -428,7 +448,8 @@ static void test_pipeline(co_context *ctx, size_t dev, const char *spec) {
         check(false, "pipeline buffers on %s", spec);
         return;
     }
-    check(co_buffer_size(in) == 4 * W * H && co_buffer_device(in) == dev, "buffer size and device on %s", spec);
+    check(co_buffer_size(in) == 4 * W * H && co_buffer_device(in) == dev,
+          "buffer size and device on %s", spec);
     co_buffer_upload(in, rgba, 4 * W * H);
     co_buffer_upload(fin, f, 4 * W * H);
     /* Warm: the first reduce makes its zeroed ticket (one upload, once per device). */
@@ -438,9 +459,11 @@ static void test_pipeline(co_context *ctx, size_t dev, const char *spec) {
     /* rgba -> box filter -> grayscale; float image -> box filter -> sum; reused buffers. */
     st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_RGBA8, W, H, 2, CO_BORDER_CLAMP, co_mem_buffer(in),
                       4 * W, co_mem_buffer(blur), 4 * W);
-    if (!st) st = co_grayscale(ctx, dev, NULL, W, H, co_mem_buffer(blur), 4 * W, co_mem_buffer(g), W);
-    if (!st) st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_F32, W, H, 3, CO_BORDER_ZERO,
-                               co_mem_buffer(fin), 4 * W, co_mem_buffer(fout), 4 * W);
+    if (!st)
+        st = co_grayscale(ctx, dev, NULL, W, H, co_mem_buffer(blur), 4 * W, co_mem_buffer(g), W);
+    if (!st)
+        st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_F32, W, H, 3, CO_BORDER_ZERO,
+                          co_mem_buffer(fin), 4 * W, co_mem_buffer(fout), 4 * W);
     if (!st) st = co_copy(ctx, dev, NULL, W * H, co_mem_buffer(fout), co_mem_buffer(fin));
     if (!st) st = co_reduce_sum(ctx, dev, NULL, W * H, co_mem_buffer(fin), &sum);
     co_copy_stats cs;
@@ -450,7 +473,8 @@ static void test_pipeline(co_context *ctx, size_t dev, const char *spec) {
     const unsigned want = strcmp(be, "c") && strcmp(be, "omp") ? 1 : 0;
     check(st == CO_OK && cs.uploads == 0 && cs.downloads == want && cs.download_bytes == 4 * want,
           "device-buffer pipeline on %s: %s, %llu uploads, %llu downloads (%llu bytes): only the "
-          "sum comes back", spec, co_status_name(st), (unsigned long long)cs.uploads,
+          "sum comes back",
+          spec, co_status_name(st), (unsigned long long)cs.uploads,
           (unsigned long long)cs.downloads, (unsigned long long)cs.download_bytes);
     /* The same pipeline from host pointers agrees. */
     unsigned char *hb = malloc(4 * W * H);
@@ -458,8 +482,9 @@ static void test_pipeline(co_context *ctx, size_t dev, const char *spec) {
     st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_RGBA8, W, H, 2, CO_BORDER_CLAMP, co_mem_host(rgba),
                       4 * W, co_mem_host(hb), 4 * W);
     if (!st) st = co_grayscale(ctx, dev, NULL, W, H, co_mem_host(hb), 4 * W, co_mem_host(gray2), W);
-    if (!st) st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_F32, W, H, 3, CO_BORDER_ZERO,
-                               co_mem_host(f), 4 * W, co_mem_host(hf), 4 * W);
+    if (!st)
+        st = co_boxfilter(ctx, dev, NULL, CO_FORMAT_F32, W, H, 3, CO_BORDER_ZERO, co_mem_host(f),
+                          4 * W, co_mem_host(hf), 4 * W);
     if (!st) st = co_reduce_sum(ctx, dev, NULL, W * H, co_mem_host(hf), &sum2);
     co_buffer_download(g, gray, W * H);
     check(st == CO_OK && memcmp(gray, gray2, W * H) == 0 && sum == sum2,
@@ -471,12 +496,12 @@ static void test_pipeline(co_context *ctx, size_t dev, const char *spec) {
 
 /* ---- bad arguments ---- */
 
-#define BAD(call, word)                                                                        \
-    do {                                                                                       \
-        co_fail_clear();                                                                       \
-        co_status s_ = (call);                                                                 \
-        check(s_ == CO_ERR_INVALID && strstr(co_last_error(), word) != NULL,                   \
-              "%s -> %s, naming '%s'", #call, co_status_name(s_), word);                       \
+#define BAD(call, word)                                                                            \
+    do {                                                                                           \
+        co_fail_clear();                                                                           \
+        co_status s_ = (call);                                                                     \
+        check(s_ == CO_ERR_INVALID && strstr(co_last_error(), word) != NULL,                       \
+              "%s -> %s, naming '%s'", #call, co_status_name(s_), word);                           \
     } while (0)
 
 static void co_fail_clear(void) {
@@ -513,41 +538,58 @@ static void test_bad(co_context *ctx, size_t ndev, const size_t *host, size_t nh
     BAD(co_reduce_sum(ctx, 0, NULL, (size_t)1 << 33, co_mem_host(x), &sum), "2^31");
     BAD(co_grayscale(ctx, 0, NULL, 4, 4, co_mem_host(img), 15, co_mem_host(img), 4), "narrower");
     BAD(co_grayscale(ctx, 0, NULL, 4, 0, co_mem_host(img), 16, co_mem_host(img), 4), "height");
-    BAD(co_grayscale(ctx, 0, NULL, 1, SIZE_MAX / 2, co_mem_host(img), 1u << 30, co_mem_host(img), 1),
+    BAD(co_grayscale(ctx, 0, NULL, 1, SIZE_MAX / 2, co_mem_host(img), 1u << 30, co_mem_host(img),
+                     1),
         "co_grayscale");
     BAD(co_grayscale(ctx, 0, NULL, 1, 3, co_mem_buffer(small), 1u << 30, co_mem_host(img), 4),
         "needs");
     BAD(co_grayscale(ctx, 0, NULL, 2, 2, co_mem_host(img), 8, co_mem_buffer(small), 8), "needs");
     BAD(co_boxfilter(ctx, 0, NULL, (co_format)7, 2, 2, 1, CO_BORDER_CLAMP, co_mem_host(img), 8,
-                     co_mem_host(img + 32), 8), "format");
+                     co_mem_host(img + 32), 8),
+        "format");
     BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_F32, 2, 2, 1, (co_border)9, co_mem_host(img), 8,
-                     co_mem_host(img + 32), 8), "border");
-    BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_RGBA8, 2, 2, 5000, CO_BORDER_CLAMP, co_mem_host(img), 8,
-                     co_mem_host(img + 32), 8), "radius");
+                     co_mem_host(img + 32), 8),
+        "border");
+    BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_RGBA8, 2, 2, 5000, CO_BORDER_CLAMP, co_mem_host(img),
+                     8, co_mem_host(img + 32), 8),
+        "radius");
     BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_F32, 2, 2, 1, CO_BORDER_CLAMP, co_mem_host(img), 8,
-                     co_mem_host(img), 8), "overlaps");
+                     co_mem_host(img), 8),
+        "overlaps");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
-                    co_mem_host(x), 2, co_mem_host(x), 2, 0, co_mem_host(y), 2), "lda");
+                    co_mem_host(x), 2, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "lda");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_COL_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
-                    co_mem_host(x), 2, co_mem_host(x), 2, 0, co_mem_host(y), 2), "ldb");
+                    co_mem_host(x), 2, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "ldb");
     BAD(co_sgemm_ex(ctx, 0, NULL, (co_layout)3, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
-                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2), "layout");
+                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "layout");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, (co_transpose)5, 2, 2, 3, 1,
-                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2), "trans_b");
+                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "trans_b");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, NAN,
-                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2), "alpha");
+                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "alpha");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, (size_t)1 << 62, 2, 3, 1,
-                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2), "overflows");
+                    co_mem_host(x), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "overflows");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
-                    co_mem_buffer(small), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2), "needs");
+                    co_mem_buffer(small), 3, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "needs");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
-                    co_mem_host(x), (size_t)1 << 31, co_mem_host(x), 2, 0, co_mem_host(y), 2), "2^31");
+                    co_mem_host(x), (size_t)1 << 31, co_mem_host(x), 2, 0, co_mem_host(y), 2),
+        "2^31");
     co_collider *c = NULL;
     const float one = 1, rad = 0.5f, fast = 100;
-    BAD(co_collider_create(ctx, 0, NULL, 1, 10, 10, 0.1, &one, &one, &one, &one, NULL, NULL, &c), "radius");
-    BAD(co_collider_create(ctx, 0, NULL, 1, 10, 10, 0.1, &one, &one, &fast, &one, &rad, NULL, &c), "dt");
-    BAD(co_collider_create(ctx, 0, NULL, 1, 1, 1, 0.1, &one, &one, &one, &one, &rad, NULL, &c), "box");
-    BAD(co_collider_create(ctx, 0, NULL, 0, 10, 10, 0.1, &one, &one, &one, &one, &rad, NULL, &c), "balls");
+    BAD(co_collider_create(ctx, 0, NULL, 1, 10, 10, 0.1, &one, &one, &one, &one, NULL, NULL, &c),
+        "radius");
+    BAD(co_collider_create(ctx, 0, NULL, 1, 10, 10, 0.1, &one, &one, &fast, &one, &rad, NULL, &c),
+        "dt");
+    BAD(co_collider_create(ctx, 0, NULL, 1, 1, 1, 0.1, &one, &one, &one, &one, &rad, NULL, &c),
+        "box");
+    BAD(co_collider_create(ctx, 0, NULL, 0, 10, 10, 0.1, &one, &one, &one, &one, &rad, NULL, &c),
+        "balls");
     BAD(co_collider_create_random(ctx, 0, NULL, 100000, 0.5, 0.5, 10, 10, 1, 0.1, 1, &c), "fit");
     BAD(co_collider_step(NULL, 1), "NULL");
     BAD(co_collider_set_boundary(NULL, CO_BOUNDARY_WALLS), "NULL");
@@ -577,8 +619,8 @@ static void test_bad(co_context *ctx, size_t ndev, const size_t *host, size_t nh
             co_buffer_upload(bi, x, sizeof x);
             co_status st = co_copy(ctx, host[j], NULL, 16, co_mem_buffer(bi), co_mem_buffer(bj));
             co_buffer_download(bj, y, sizeof y);
-            check(st == CO_OK && memcmp(x, y, sizeof x) == 0, "buffer of host device %zu used on %zu",
-                  host[i], host[j]);
+            check(st == CO_OK && memcmp(x, y, sizeof x) == 0,
+                  "buffer of host device %zu used on %zu", host[i], host[j]);
             co_buffer_free(bi), co_buffer_free(bj);
         }
     for (size_t g = 0; g < ngpu; g++) {
@@ -624,7 +666,8 @@ static void *work(void *arg) {
                 if (c[i * N + j] != ref) w->bad++;
             }
         double sum = 0;
-        if (co_buffer_create(ctx, w->device, sizeof a, &buf) || co_buffer_upload(buf, a, sizeof a) ||
+        if (co_buffer_create(ctx, w->device, sizeof a, &buf) ||
+            co_buffer_upload(buf, a, sizeof a) ||
             co_reduce_sum(ctx, w->device, NULL, M * K, co_mem_buffer(buf), &sum))
             w->bad++;
         double ref = 0;
@@ -663,8 +706,10 @@ int main(int argc, char **argv) {
     size_t host[4], nhost = 0, gpu[16], ngpu = 0;
     for (size_t d = 0; d < ndev; d++) {
         const co_device_info *info = co_device_get(ctx, d);
-        if (!strcmp(info->backend, "c") || !strcmp(info->backend, "omp")) host[nhost++] = d;
-        else if (ngpu < 16 && strcmp(info->backend, "vulkan")) gpu[ngpu++] = d;
+        if (!strcmp(info->backend, "c") || !strcmp(info->backend, "omp"))
+            host[nhost++] = d;
+        else if (ngpu < 16 && strcmp(info->backend, "vulkan"))
+            gpu[ngpu++] = d;
     }
     for (size_t d = 0; d < ndev; d++) {
         const char *spec = co_device_get(ctx, d)->spec;

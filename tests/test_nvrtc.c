@@ -82,8 +82,8 @@ static void variant_defines(const co_variant *v, bool gpu, char *out, size_t len
     for (size_t i = 0; i < v->nparams && used < len; i++) {
         const co_param_def *p = &v->params[i];
         if (!co_param_is_host(v, i))
-            used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", used ? " " : "",
-                                     p->name, gpu && p->def_gpu ? p->def_gpu : p->def);
+            used += (size_t)snprintf(out + used, len - used, "%s-D%s=%ld", used ? " " : "", p->name,
+                                     gpu && p->def_gpu ? p->def_gpu : p->def);
     }
 }
 
@@ -104,7 +104,7 @@ static const struct {
     {"boxfilter", "-DRGBA8=0 -DBF_FIRST=0 -DBF_FINAL=1 -DTILE=32 -DSY=4"},
     {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
     {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
-    {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"}, /* __maxnreg__ */
+    {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
     {"boxfilter_fused", "-DRGBA8=1 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1"},
@@ -116,33 +116,36 @@ static const struct {
     {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
     /* ... with leaving rows carried in registers and the row pitch compiled in */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "
-                  "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
+                        "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
     {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000 "
-                  "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
+                        "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
     /* ... 384 columns, 16-row batches with block sums */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DPF=2"},
     /* pipelined (the H200's default at r = 57-63; here at r = 64, rows read four columns at a
      * time): block sums after __syncwarp (a block is a warp's BATCH columns), or a barrier */
-    {"boxfilter_fused", "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=1 "
-                  "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
-                  "-DCHAINS=4 -DPF=3"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=1 "
+     "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
+     "-DCHAINS=4 -DPF=3"},
     {"boxfilter_fused", "-DBF_RING=1 -DBF_PIPE=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_BLOCKS=1"},
     /* unpipelined, 32-row batches of 32-pixel parts four columns at a time: the H200's at r = 64 */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=192 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 -DBF_VEC=1 "
-                  "-DBF_GROUP=320 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
+                        "-DBF_GROUP=320 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
     /* unpipelined, four columns at a time: the H200's default at r = 4-24 (here r = 16's) */
-    {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=0 -DBF_LD=1 -DBF_VEC=1 "
-                  "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=16 -DBF_RING_ROWS=48 -DCHAINS=2 -DPF=2"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=0 -DBF_LD=1 -DBF_VEC=1 "
+     "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=16 -DBF_RING_ROWS=48 -DCHAINS=2 -DPF=2"},
     /* ZSTORE at r = 4 (the zero border's columns outside the image zeroed where stored) */
-    {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=0 -DBF_LD=9 -DBF_VEC=1 "
-                  "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=4 -DBF_RING_ROWS=32 -DCHAINS=2 -DPF=2 "
-                  "-DBF_ZSTORE=1"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=0 -DBF_LD=9 -DBF_VEC=1 "
+     "-DBF_GROUP=288 -DBF_PITCH=8192 -DBF_RADIUS=4 -DBF_RING_ROWS=32 -DCHAINS=2 -DPF=2 "
+     "-DBF_ZSTORE=1"},
     /* dependent adds in chains: 32-row batches (the H200's default at r = 25-48), and uneven ones */
     {"boxfilter_fused", "-DBF_RING=1 -DCHAINS=2 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "
-                  "-DBF_PITCH=8192 -DPF=1"},
+                        "-DBF_PITCH=8192 -DPF=1"},
     /* the work-items per group capping registers (RGBA8, r = 31: 32-row batches in 512) */
     {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=31 "
-                  "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
+                        "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
     {"boxfilter_fused", "-DCHAINS=4 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1"},
 };
 
@@ -169,8 +172,10 @@ static void check_cache(const char *source, const char *arch) {
     free(a), free(b), free(c);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
-    if (saved) setenv("COALESCE_CACHE_DIR", saved, 1);
-    else unsetenv("COALESCE_CACHE_DIR");
+    if (saved)
+        setenv("COALESCE_CACHE_DIR", saved, 1);
+    else
+        unsetenv("COALESCE_CACHE_DIR");
     free(saved);
 }
 
@@ -217,8 +222,10 @@ int main(int argc, char **argv) {
                 compile(names[f], source, defines, arch);
             }
         }
-        if (!first) first = source;
-        else free(source);
+        if (!first)
+            first = source;
+        else
+            free(source);
     }
 
     compile("co_spin", co_cuda_spin_source(), "", arch); /* the CUDA timer's */

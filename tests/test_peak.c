@@ -43,10 +43,12 @@ int main(void) {
           "co_peak_measure(NULL, ...)");
     check(invalid(co_peak_measure(ctx, 999, &p), "device index 999 is out of range"),
           "co_peak_measure: a device out of range");
-    check(invalid(co_peak_measure(ctx, c, NULL), "the output is NULL"), "co_peak_measure: NULL out");
+    check(invalid(co_peak_measure(ctx, c, NULL), "the output is NULL"),
+          "co_peak_measure: NULL out");
     check(invalid(co_peak_measure_flags(ctx, c, 0x80, &p), "unknown flags 0x80"),
           "co_peak_measure_flags: unknown flags");
-    check(invalid(co_peak_get(NULL, 0, &p), "co_peak_get: the context is NULL"), "co_peak_get(NULL, ...)");
+    check(invalid(co_peak_get(NULL, 0, &p), "co_peak_get: the context is NULL"),
+          "co_peak_get(NULL, ...)");
     check(invalid(co_peak_get(ctx, 999, &p), "out of range"), "co_peak_get: a device out of range");
     check(invalid(co_peak_get(ctx, c, NULL), "the output is NULL"), "co_peak_get: NULL out");
     co_peak_measure(NULL, 0, &p); /* an error left behind */
@@ -54,7 +56,8 @@ int main(void) {
           "co_peak_known(NULL, 0): false, with the error set");
     check(!co_peak_known(ctx, 999) && strstr(co_last_error(), "out of range"),
           "co_peak_known: a device out of range");
-    check(invalid(co_peak_cache_path(NULL, 10), "the output is NULL"), "co_peak_cache_path(NULL, 10)");
+    check(invalid(co_peak_cache_path(NULL, 10), "the output is NULL"),
+          "co_peak_cache_path(NULL, 10)");
     check(invalid(co_peak_cache_path(path, 0), "the length is 0"), "co_peak_cache_path(buf, 0)");
     check(co_peak_cache_path(path, 8) == CO_ERR_IO && strstr(co_last_error(), "longer than 7"),
           "co_peak_cache_path: a buffer too short");
@@ -94,8 +97,9 @@ int main(void) {
     co_context_create(&ctx);
     st = co_peak_measure(ctx, c, &p);
     check(st == CO_OK && !p.stored &&
-              !strcmp(p.store_error,
-                      "cannot write /proc/coalesce-no-such-dir/peak.json: No such file or directory") &&
+              !strcmp(
+                  p.store_error,
+                  "cannot write /proc/coalesce-no-such-dir/peak.json: No such file or directory") &&
               p.copy_gbps > 0,
           "an unwritable directory: not stored, and why");
     char sub[128];

@@ -53,9 +53,17 @@ static co_status run(co_context *ctx, size_t dev, const char *workload, const ch
     size_t n = co_parse_options(options, store, sizeof store, opts, 16);
     memset(s, 0, sizeof *s);
     s->stop_after = stop_after, s->ordered = s->sane = true, s->last_run = 99;
-    co_run_config cfg = {.workload = workload, .variant = variant, .device = dev, .options = opts,
-                         .noptions = n, .reps = 3, .warmup = 1, .seed = 1, .verify = true,
-                         .progress = record, .progress_user = s};
+    co_run_config cfg = {.workload = workload,
+                         .variant = variant,
+                         .device = dev,
+                         .options = opts,
+                         .noptions = n,
+                         .reps = 3,
+                         .warmup = 1,
+                         .seed = 1,
+                         .verify = true,
+                         .progress = record,
+                         .progress_user = s};
     return co_run(ctx, &cfg, r);
 }
 
@@ -100,14 +108,18 @@ int main(void) {
     {
         seen s;
         co_result r;
-        co_run_config cfg = {.workload = "gemm", .device = c, .reps = 1, .seed = 1,
-                             .progress = record, .progress_user = &s};
+        co_run_config cfg = {.workload = "gemm",
+                             .device = c,
+                             .reps = 1,
+                             .seed = 1,
+                             .progress = record,
+                             .progress_user = &s};
         co_option o[] = {{"size", "700"}};
         cfg.options = o, cfg.noptions = 1; /* --no-verify: no reference, the rows of c */
         memset(&s, 0, sizeof s);
         s.stop_after = 3, s.ordered = s.sane = true;
-        check(co_run(ctx, &cfg, &r) == CO_ERR_INTERRUPTED && !strcmp(s.unit, "row"),
-              "gemm/c rows", co_last_error());
+        check(co_run(ctx, &cfg, &r) == CO_ERR_INTERRUPTED && !strcmp(s.unit, "row"), "gemm/c rows",
+              co_last_error());
     }
     /* A short run never calls back; without a callback nothing changes. */
     {
@@ -116,8 +128,12 @@ int main(void) {
         check(run(ctx, c, "gemm", "c", "size=8", 1, &s, &r) == CO_OK && s.calls == 0,
               "a short run calls no callback", co_last_error());
         co_option o[] = {{"balls", "100"}, {"width", "40"}, {"height", "40"}};
-        co_run_config cfg = {.workload = "collider", .device = c, .options = o, .noptions = 3,
-                             .seed = 1, .verify = true};
+        co_run_config cfg = {.workload = "collider",
+                             .device = c,
+                             .options = o,
+                             .noptions = 3,
+                             .seed = 1,
+                             .verify = true};
         check(co_run(ctx, &cfg, &r) == CO_OK, "no callback", co_last_error());
     }
     size_t cl;

@@ -36,9 +36,9 @@ enum {
 #define MAX_OPTS 32
 #define MAX_SETS 32
 #define MAX_DEVICES 64
-#define MAX_VALUE 4000   /* characters of one option's value: file paths with room */
-#define SET_LEN 256      /* a bench set's text, with its NUL (co_parse_options' store) */
-#define SET_WORDS 16     /* NAME=VALUE words of one bench set */
+#define MAX_VALUE 4000 /* characters of one option's value: file paths with room */
+#define SET_LEN 256    /* a bench set's text, with its NUL (co_parse_options' store) */
+#define SET_WORDS 16   /* NAME=VALUE words of one bench set */
 
 typedef struct cli {
     const char *positional[16];
@@ -172,8 +172,8 @@ static bool parse_local(const char *s, size_t local[3]) {
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
 #define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
-#define CMD_WORK (CMD_RUN | CMD_BENCH) /* these run workloads as they are */
-#define CMD_PROBLEM (CMD_WORK | CMD_TUNE) /* these take a WORKLOAD and its options */
+#define CMD_WORK (CMD_RUN | CMD_BENCH)           /* these run workloads as they are */
+#define CMD_PROBLEM (CMD_WORK | CMD_TUNE)        /* these take a WORKLOAD and its options */
 static const struct command {
     const char *name;
     unsigned bit;
@@ -188,7 +188,9 @@ static const struct command {
 };
 
 /* coalesce help COMMAND, coalesce COMMAND --help. */
-static const struct { const char *name, *text; } helps[] = {
+static const struct {
+    const char *name, *text;
+} helps[] = {
     {"devices", "usage: coalesce devices [--json]\n"
                 "Every device with its limits (compute units, work-group, local, cache and global\n"
                 "memory), and each backend that is unavailable with the reason.\n"
@@ -218,16 +220,17 @@ static const struct { const char *name, *text; } helps[] = {
              "memory level, FMA throughput, launch time, host<->device transfers. Kept in the\n"
              "cache directory for run and bench's fractions; kept figures are not replaced by\n"
              "much lower ones (a busy machine) unless --force.\n"},
-    {"tune", "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
-             "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
-             "       coalesce tune --list | --export FILE | --import FILE\n"
-             "Search a variant's tunables and work-group within their ranges and the device's\n"
-             "limits; every candidate is built, run and verified (one that fails is listed, never\n"
-             "chosen), the default is always a candidate, and the best is kept only if it beats\n"
-             "the default timed again beside it. Small spaces are searched whole, large ones\n"
-             "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
-             "to the tuning database (tune.json in the cache directory), which run and bench then\n"
-             "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
+    {"tune",
+     "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
+     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
+     "       coalesce tune --list | --export FILE | --import FILE\n"
+     "Search a variant's tunables and work-group within their ranges and the device's\n"
+     "limits; every candidate is built, run and verified (one that fails is listed, never\n"
+     "chosen), the default is always a candidate, and the best is kept only if it beats\n"
+     "the default timed again beside it. Small spaces are searched whole, large ones\n"
+     "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
+     "to the tuning database (tune.json in the cache directory), which run and bench then\n"
+     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
     {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
                 "Matches the results of two files (workload, variant, device, sizes) and prints\n"
                 "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
@@ -251,7 +254,8 @@ int coalesce_help(const char *name) {
             return EXIT_OK;
         }
     return usage_error("no help for '%s': use devices, list, run, bench, peak, il, tune, compare "
-                       "or report", name);
+                       "or report",
+                       name);
 }
 
 /* The tool's own options and the commands that take each. Any other
@@ -298,8 +302,10 @@ static const char *take_value(int argc, char **argv, int *i, const char *eq) {
 
 static int set_tool_option(cli *c, const char *name, const char *value) {
     uint64_t v;
-    if (!strcmp(name, "device")) c->device = value;
-    else if (!strcmp(name, "variant")) c->variants = value;
+    if (!strcmp(name, "device"))
+        c->device = value;
+    else if (!strcmp(name, "variant"))
+        c->variants = value;
     else if (!strcmp(name, "reps")) {
         if (!parse_u64(value, 1, 1000, &v))
             return usage_error("--reps must be an integer in [1, 1000], got '%s'", value);
@@ -311,16 +317,17 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
     } else if (!strcmp(name, "seed")) {
         if (!parse_u64(value, 0, UINT64_MAX, &v))
             return usage_error("--seed must be an integer in [0, 18446744073709551615] (2^64-1), "
-                               "got '%s'", value);
+                               "got '%s'",
+                               value);
         c->seed = v;
     } else if (!strcmp(name, "local")) {
         if (!parse_local(value, c->local))
             return usage_error("--local must be X, XxY or XxYxZ with integers in [1, 1048576], "
-                               "got '%s'", value);
+                               "got '%s'",
+                               value);
     } else if (!strcmp(name, "param")) {
         const char *peq = strchr(value, '=');
-        if (!peq || peq == value)
-            return usage_error("--param must be NAME=VALUE, got '%s'", value);
+        if (!peq || peq == value) return usage_error("--param must be NAME=VALUE, got '%s'", value);
         if (c->nparams == MAX_OPTS) return usage_error("too many --param (at most %d)", MAX_OPTS);
         /* argv strings live for the whole run: split in place. */
         char *split = (char *)peq;
@@ -340,7 +347,8 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
     } else if (!strcmp(name, "preset")) {
         if (strcmp(value, "thesis") && strcmp(value, "wg"))
             return usage_error("--preset must be thesis (gemm tiles 8..128) or wg (work-groups "
-                               "4..1024), got '%s'", value);
+                               "4..1024), got '%s'",
+                               value);
         c->preset = value;
     } else if (!strcmp(name, "export")) {
         c->export_file = value;
@@ -371,7 +379,8 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
         if (!strcmp(arg, "-o")) {
             if (!(cmd->bit & CMD_OUT))
                 return usage_error("%s does not take -o: only run, bench and peak write a result "
-                                   "file", cmd->name);
+                                   "file",
+                                   cmd->name);
             if (i + 1 >= argc || !argv[i + 1][0])
                 return usage_error("-o needs a FILE (the JSON document)");
             c->out = argv[++i];
@@ -397,13 +406,20 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
             return usage_error("%s does not take --%s: %s", cmd->name, name, cmd->takes);
         if (t && t->flag) {
             if (eq) return usage_error("option --%s takes no value, got '%s'", name, arg);
-            if (!strcmp(name, "json")) c->json = true;
-            else if (!strcmp(name, "csv")) c->csv = true;
-            else if (!strcmp(name, "quick")) c->quick = true;
-            else if (!strcmp(name, "force")) c->force = true;
-            else if (!strcmp(name, "untuned")) c->untuned = true;
-            else if (!strcmp(name, "list")) c->list = true;
-            else c->no_verify = true;
+            if (!strcmp(name, "json"))
+                c->json = true;
+            else if (!strcmp(name, "csv"))
+                c->csv = true;
+            else if (!strcmp(name, "quick"))
+                c->quick = true;
+            else if (!strcmp(name, "force"))
+                c->force = true;
+            else if (!strcmp(name, "untuned"))
+                c->untuned = true;
+            else if (!strcmp(name, "list"))
+                c->list = true;
+            else
+                c->no_verify = true;
             continue;
         }
         const char *value = take_value(argc, argv, &i, eq);
@@ -497,10 +513,14 @@ static void with_commas(double x, char *out, size_t len) {
 /* "6 h 46 min", "3 min 12 s", "12 s", "<1 s". */
 static void duration(double ms, char *out, size_t len) {
     const long s = (long)(ms / 1000 + 0.5);
-    if (ms < 500) snprintf(out, len, "<1 s");
-    else if (s >= 3600) snprintf(out, len, "%ld h %ld min", s / 3600, s % 3600 / 60);
-    else if (s >= 60) snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
-    else snprintf(out, len, "%ld s", s);
+    if (ms < 500)
+        snprintf(out, len, "<1 s");
+    else if (s >= 3600)
+        snprintf(out, len, "%ld h %ld min", s / 3600, s % 3600 / 60);
+    else if (s >= 60)
+        snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
+    else
+        snprintf(out, len, "%ld s", s);
 }
 
 /* "  collider/c on c: run 1 of 4 (warm-up), step 12,345 / 100,000,000
@@ -523,8 +543,10 @@ static void progress_text(const co_progress *p, char *out, size_t len) {
         char done[32], total[32];
         with_commas(p->done, done, sizeof done);
         with_commas(p->total, total, sizeof total);
-        if (p->per_s >= 100) with_commas(p->per_s, rate, sizeof rate);
-        else if (p->per_s > 0) snprintf(rate, sizeof rate, "%.3g", p->per_s);
+        if (p->per_s >= 100)
+            with_commas(p->per_s, rate, sizeof rate);
+        else if (p->per_s > 0)
+            snprintf(rate, sizeof rate, "%.3g", p->per_s);
         if (rate[0]) snprintf(rate + strlen(rate), sizeof rate - strlen(rate), " %ss/s", p->unit);
         used += (size_t)snprintf(out + used, len - used, ", %s %s / %s", p->unit, done, total);
     }
@@ -570,14 +592,13 @@ static report_row *rows_add(rows *r) {
 static bool same_sizes(const co_result *a, const co_result *b) {
     if (strcmp(a->workload, b->workload) || a->nsizes != b->nsizes) return false;
     for (size_t i = 0; i < a->nsizes; i++)
-        if (strcmp(a->sizes[i].name, b->sizes[i].name) || strcmp(a->sizes[i].value, b->sizes[i].value))
+        if (strcmp(a->sizes[i].name, b->sizes[i].name) ||
+            strcmp(a->sizes[i].value, b->sizes[i].value))
             return false;
     return true;
 }
 
-static bool measured(const report_row *r) {
-    return r->status == CO_OK && r->r.median_ms > 0;
-}
+static bool measured(const report_row *r) { return r->status == CO_OK && r->r.median_ms > 0; }
 
 /* The library a result's workload is compared with on its device, or NULL. */
 static const char *anchor_of(const co_context *ctx, const co_result *r) {
@@ -615,10 +636,19 @@ static void compare(const co_context *ctx, rows *all) {
 static co_status run_one(co_context *ctx, const cli *c, const char *workload, const char *variant,
                          size_t device, const co_option *opts, size_t nopts, rows *out) {
     co_run_config cfg = {
-        .workload = workload, .variant = variant, .device = device,
-        .options = opts, .noptions = nopts, .params = c->params, .nparams = c->nparams,
-        .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .verify = !c->no_verify,
-        .progress = on_progress, .untuned = c->untuned,
+        .workload = workload,
+        .variant = variant,
+        .device = device,
+        .options = opts,
+        .noptions = nopts,
+        .params = c->params,
+        .nparams = c->nparams,
+        .reps = c->reps,
+        .warmup = c->warmup,
+        .seed = c->seed,
+        .verify = !c->no_verify,
+        .progress = on_progress,
+        .untuned = c->untuned,
     };
     memcpy(cfg.local, c->local, sizeof cfg.local);
     report_row *row = rows_add(out);
@@ -637,7 +667,8 @@ static co_status run_one(co_context *ctx, const cli *c, const char *workload, co
             fprintf(stderr, "  measured the ceilings of %s first (not kept: %s)\n",
                     co_device_get(ctx, device)->spec, p.store_error);
         else
-            fprintf(stderr, "  measured the ceilings of %s first (kept in %s; see 'coalesce peak')\n",
+            fprintf(stderr,
+                    "  measured the ceilings of %s first (kept in %s; see 'coalesce peak')\n",
                     co_device_get(ctx, device)->spec, path);
     }
     if (row->status != CO_OK) {
@@ -775,7 +806,6 @@ static int cmd_run(co_context *ctx, cli *c) {
     return exit_code(worst);
 }
 
-
 static bool variant_selected(const char *list, const char *name) {
     if (!list) return true;
     size_t len = strlen(name);
@@ -847,9 +877,8 @@ static unsigned kind_bit(const co_device_info *info) {
 /* bench's own sets of a workload for the selected devices: the CPU's, then
  * the GPU's that the CPU's lack; kinds[i] says which devices run set i
  * (kind_bit). */
-static size_t default_sets(const co_context *ctx, const size_t *idx, size_t n,
-                           const char *workload, bool quick, char sets[][SET_LEN], unsigned *kinds,
-                           size_t cap) {
+static size_t default_sets(const co_context *ctx, const size_t *idx, size_t n, const char *workload,
+                           bool quick, char sets[][SET_LEN], unsigned *kinds, size_t cap) {
     size_t count = 0;
     for (unsigned bit = 1; bit <= 2; bit++) {
         bool present = false;
@@ -913,7 +942,8 @@ static int cmd_bench(co_context *ctx, cli *c) {
         const bool given = c->nsets || c->nopts;
         if (!given) {
             nsets = default_sets(ctx, idx, n, workloads[w], c->quick, sets, kinds, MAX_SETS);
-        } else if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS, &nsets))) { /* checked in main */
+        } else if ((rc = bench_sets(c, workloads[w], sets, MAX_SETS,
+                                    &nsets))) { /* checked in main */
             free(all.v);
             results_file_close(&file);
             return rc;
@@ -937,9 +967,10 @@ static int cmd_bench(co_context *ctx, cli *c) {
                     snprintf(what, sizeof what, "  %s %s on %s: %s...", workloads[w], sets[s],
                              info->spec, variant);
                     if (line.on) line_show(what); /* rewritten by the run's progress */
-                    co_status st = run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
+                    co_status st =
+                        run_one(ctx, c, workloads[w], variant, idx[d], opts, nopts, &all);
                     any |= st != CO_ERR_UNSUPPORTED; /* a skip: nothing ran */
-                    if (st == CO_ERR_INVALID) { /* a bad size or option: the same for all */
+                    if (st == CO_ERR_INVALID) {      /* a bad size or option: the same for all */
                         free(all.v);
                         results_file_close(&file);
                         return fail(st);
@@ -1004,8 +1035,10 @@ static int cmd_peak(co_context *ctx, const cli *c) {
         }
         if (p.kept_older) fprintf(stderr, "coalesce: %s; --force replaces them\n", p.note);
         if (!p.stored) snprintf(not_kept, sizeof not_kept, "%s", p.store_error);
-        if (doc) cJSON_AddItemToArray(results_array(doc), results_peak(&p, NULL, CO_OK, NULL));
-        else report_peak(stdout, &p);
+        if (doc)
+            cJSON_AddItemToArray(results_array(doc), results_peak(&p, NULL, CO_OK, NULL));
+        else
+            report_peak(stdout, &p);
         results_file_add(&file, results_peak(&p, NULL, CO_OK, NULL));
     }
     results_file_close(&file);
@@ -1014,8 +1047,10 @@ static int cmd_peak(co_context *ctx, const cli *c) {
     char path[1024];
     fflush(stdout); /* the figures first, where both go to one place */
     if (not_kept[0])
-        fprintf(stderr, "coalesce: the ceilings could not be kept (%s): they hold for this run "
-                "only\n", not_kept);
+        fprintf(stderr,
+                "coalesce: the ceilings could not be kept (%s): they hold for this run "
+                "only\n",
+                not_kept);
     else if (!c->json && rc == 0 && !co_peak_cache_path(path, sizeof path))
         printf("kept in %s for the fractions of run and bench\n", path);
     return rc;
@@ -1039,12 +1074,26 @@ static int cmd_tune(co_context *ctx, cli *c) {
     for (size_t i = 0; i < nsets; i++) set_text[i] = sets[i];
     start_runs(c);
     tune_args a = {
-        .workload = workload, .device = c->device, .variants = c->variants,
-        .sets = set_text, .nsets = nsets, .params = c->params, .nparams = c->nparams,
-        .reps = c->reps, .warmup = c->warmup, .seed = c->seed, .json = c->json, .list = c->list,
-        .budget_s = c->budget_s, .strategy = c->strategy, .preset = c->preset,
-        .export_file = c->export_file, .import_file = c->import_file,
-        .line_on = line.on, .line_show = line_show, .line_clear = line_clear,
+        .workload = workload,
+        .device = c->device,
+        .variants = c->variants,
+        .sets = set_text,
+        .nsets = nsets,
+        .params = c->params,
+        .nparams = c->nparams,
+        .reps = c->reps,
+        .warmup = c->warmup,
+        .seed = c->seed,
+        .json = c->json,
+        .list = c->list,
+        .budget_s = c->budget_s,
+        .strategy = c->strategy,
+        .preset = c->preset,
+        .export_file = c->export_file,
+        .import_file = c->import_file,
+        .line_on = line.on,
+        .line_show = line_show,
+        .line_clear = line_clear,
         .interrupted = was_interrupted,
     };
     return coalesce_tune(ctx, &a);
@@ -1079,7 +1128,8 @@ static int list_workload(const char *name) {
         const char *a = co_workload_anchor(name, backends[b]);
         if (a) printf(" %s: %s;", backends[b], a), any = true;
     }
-    printf("%s\n\nvariants (--variant NAME) and their tunables (--param NAME=V):\n", any ? "" : " none");
+    printf("%s\n\nvariants (--variant NAME) and their tunables (--param NAME=V):\n",
+           any ? "" : " none");
     const char *v;
     for (size_t i = 0; (v = co_variant_name(name, i)); i++) {
         printf("  %-10s %s\n", v, co_variant_summary(name, i));
@@ -1153,10 +1203,10 @@ static int check_set(const char *set, const char *const *workloads, size_t nw) {
         if (name == l || name == 0)
             return usage_error("--set word '%.*s' is not NAME=VALUE (in --set '%s')", (int)l, p,
                                set);
-        if (++words > SET_WORDS)
-            return usage_error("--set '%s' has over %d words", set, SET_WORDS);
+        if (++words > SET_WORDS) return usage_error("--set '%s' has over %d words", set, SET_WORDS);
         for (size_t w = 0; w < nw; w++)
-            if (!workload_takes(workloads[w], p, name)) return unknown_option(workloads[w], p, name);
+            if (!workload_takes(workloads[w], p, name))
+                return unknown_option(workloads[w], p, name);
         p += l;
     }
     if (!words)
@@ -1171,12 +1221,14 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
     const char *named[16];
     size_t nw = 0;
     if (cmd->bit == CMD_BENCH && !c->npositional)
-        for (size_t i = 0; i < co_workload_count() && nw < 16; i++) named[nw++] = co_workload_name(i);
+        for (size_t i = 0; i < co_workload_count() && nw < 16; i++)
+            named[nw++] = co_workload_name(i);
     else if (cmd->bit == CMD_BENCH || c->npositional == 1) /* run: cmd_run says how many */
         for (size_t i = 0; i < c->npositional; i++) named[nw++] = c->positional[i];
     for (size_t w = 0; w < nw; w++) {
         bool known = false;
-        for (size_t i = 0; i < co_workload_count(); i++) known |= !strcmp(co_workload_name(i), named[w]);
+        for (size_t i = 0; i < co_workload_count(); i++)
+            known |= !strcmp(co_workload_name(i), named[w]);
         if (known) continue;
         char names[256] = "";
         size_t used = 0;
@@ -1195,7 +1247,8 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
         return usage_error("--set and workload options (--%s) exclude each other: put them in "
                            "the set",
                            c->opts[0].name);
-    if (c->nopts > SET_WORDS) return usage_error("bench takes at most %d workload options", SET_WORDS);
+    if (c->nopts > SET_WORDS)
+        return usage_error("bench takes at most %d workload options", SET_WORDS);
     for (size_t i = 0; i < c->nsets; i++) {
         int rc = check_set(c->sets[i], named, nw);
         if (rc) return rc;
@@ -1230,7 +1283,8 @@ int main(int argc, char **argv) {
         if (!strcmp(cmd, commands[i].name)) command = &commands[i];
     if (!command)
         return usage_error("unknown command '%s': use devices, list, run, bench, peak, il, "
-                           "tune, compare, report or help", cmd);
+                           "tune, compare, report or help",
+                           cmd);
     cli c;
     int rc = parse(command, argc - 2, argv + 2, &c);
     if (!rc && c.help) {
@@ -1259,9 +1313,10 @@ int main(int argc, char **argv) {
         } else {
             report_devices(stdout, ctx);
         }
-    }
-    else if (command->bit == CMD_PEAK) rc = cmd_peak(ctx, &c);
-    else if (command->bit == CMD_TUNE) rc = cmd_tune(ctx, &c);
+    } else if (command->bit == CMD_PEAK)
+        rc = cmd_peak(ctx, &c);
+    else if (command->bit == CMD_TUNE)
+        rc = cmd_tune(ctx, &c);
     else {
         start_runs(&c);
         rc = command->bit == CMD_RUN ? cmd_run(ctx, &c) : cmd_bench(ctx, &c);

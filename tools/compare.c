@@ -39,8 +39,10 @@ cJSON *results_load(const char *path) {
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     if (!doc || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "results")) ||
         !cJSON_IsNumber(schema)) {
-        fprintf(stderr, "coalesce: '%s' is not a coalesce result file (JSON with \"schema\" and "
-                "\"results\": docs/results-format.md)\n", path);
+        fprintf(stderr,
+                "coalesce: '%s' is not a coalesce result file (JSON with \"schema\" and "
+                "\"results\": docs/results-format.md)\n",
+                path);
         cJSON_Delete(doc);
         return NULL;
     }
@@ -111,13 +113,17 @@ int coalesce_compare(int argc, char **argv) {
             char *end = NULL;
             threshold = i + 1 < argc ? strtod(argv[++i], &end) : NAN;
             if (!end || *end || !(threshold >= 0 && threshold < 10)) {
-                fprintf(stderr, "coalesce: --threshold must be a number in [0, 10), got '%s' "
-                        "(see 'coalesce compare --help')\n", i < argc ? argv[i] : "");
+                fprintf(stderr,
+                        "coalesce: --threshold must be a number in [0, 10), got '%s' "
+                        "(see 'coalesce compare --help')\n",
+                        i < argc ? argv[i] : "");
                 return 2;
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "coalesce: unknown option '%s': compare takes --json and --threshold "
-                    "F (see 'coalesce compare --help')\n", argv[i]);
+            fprintf(stderr,
+                    "coalesce: unknown option '%s': compare takes --json and --threshold "
+                    "F (see 'coalesce compare --help')\n",
+                    argv[i]);
             return 2;
         } else if (nf == 2) {
             fprintf(stderr, "coalesce: compare takes two files, got a third: '%s'\n", argv[i]);
@@ -127,8 +133,10 @@ int coalesce_compare(int argc, char **argv) {
         }
     }
     if (nf != 2) {
-        fprintf(stderr, "coalesce: compare takes two result files (A.json B.json), got %zu "
-                "(see 'coalesce compare --help')\n", nf);
+        fprintf(stderr,
+                "coalesce: compare takes two result files (A.json B.json), got %zu "
+                "(see 'coalesce compare --help')\n",
+                nf);
         return 2;
     }
     cJSON *a = results_load(files[0]), *b = a ? results_load(files[1]) : NULL;
@@ -163,8 +171,9 @@ int coalesce_compare(int argc, char **argv) {
             found = true;
             matched++;
             const double ratio = mb / ma, spread = fmax(threshold, sa + sb);
-            const char *change = ratio > 1 + spread ? "slower" : ratio < 1 / (1 + spread) ? "faster"
-                                                                                           : "same";
+            const char *change = ratio > 1 + spread         ? "slower"
+                                 : ratio < 1 / (1 + spread) ? "faster"
+                                                            : "same";
             changed += strcmp(change, "same") != 0;
             char sizes[512];
             results_sizes_text(ra, sizes, sizeof sizes);
@@ -179,10 +188,10 @@ int coalesce_compare(int argc, char **argv) {
             cJSON_AddStringToObject(o, "kind", "compare");
             cJSON_AddStringToObject(o, "workload", results_str(ra, "workload"));
             cJSON_AddStringToObject(o, "variant", results_str(ra, "variant"));
-            cJSON_AddItemToObject(o, "device",
-                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ra, "device"), 1));
-            cJSON_AddItemToObject(o, "sizes",
-                                  cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ra, "sizes"), 1));
+            cJSON_AddItemToObject(
+                o, "device", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ra, "device"), 1));
+            cJSON_AddItemToObject(
+                o, "sizes", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ra, "sizes"), 1));
             cJSON_AddNumberToObject(o, "a_median_ms", ma);
             cJSON_AddNumberToObject(o, "b_median_ms", mb);
             cJSON_AddNumberToObject(o, "a_spread", sa);

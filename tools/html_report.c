@@ -18,7 +18,10 @@
 #define MAX_IMAGES 16
 
 /* The seeds' step-by-step stories. */
-static const struct { const char *workload; const char *steps[6]; } ladders[] = {
+static const struct {
+    const char *workload;
+    const char *steps[6];
+} ladders[] = {
     {"gemm", {"naive", "tiled", "wpt", "reg2d", NULL}},
     {"boxfilter", {"naive", "separable", "transpose", "sliding", NULL}},
     {"copy", {"strided", "coalesced", "vec2", "vec4", NULL}},
@@ -51,11 +54,16 @@ typedef struct book {
 
 static void esc(FILE *o, const char *s) {
     for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", o);
-        else if (*s == '>') fputs("&gt;", o);
-        else if (*s == '&') fputs("&amp;", o);
-        else if (*s == '"') fputs("&quot;", o);
-        else fputc(*s, o);
+        if (*s == '<')
+            fputs("&lt;", o);
+        else if (*s == '>')
+            fputs("&gt;", o);
+        else if (*s == '&')
+            fputs("&amp;", o);
+        else if (*s == '"')
+            fputs("&quot;", o);
+        else
+            fputc(*s, o);
     }
 }
 
@@ -108,10 +116,16 @@ static bool collect(book *b, const cJSON *doc) {
         }
         if (strcmp(kind, "run") || strcmp(results_str(r, "status"), "ok")) continue;
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "times_ms");
-        run x = {.j = r, .workload = results_str(r, "workload"), .variant = results_str(r, "variant"),
-                 .spec = spec, .name = results_str(dev, "name"), .backend = results_str(dev, "backend"),
-                 .median = results_num(t, "median"), .min = results_num(t, "min"),
-                 .flops = results_num(r, "flops"), .bytes = results_num(r, "bytes"),
+        run x = {.j = r,
+                 .workload = results_str(r, "workload"),
+                 .variant = results_str(r, "variant"),
+                 .spec = spec,
+                 .name = results_str(dev, "name"),
+                 .backend = results_str(dev, "backend"),
+                 .median = results_num(t, "median"),
+                 .min = results_num(t, "min"),
+                 .flops = results_num(r, "flops"),
+                 .bytes = results_num(r, "bytes"),
                  .radius = results_num(cJSON_GetObjectItemCaseSensitive(r, "sizes"), "radius")};
         const cJSON *rates = cJSON_GetObjectItemCaseSensitive(r, "rates");
         x.gflops = results_num(cJSON_GetObjectItemCaseSensitive(rates, "gflops"), "value");
@@ -146,22 +160,26 @@ static axis log_axis(double lo, double hi) {
     return a;
 }
 static double px_x(axis a, double v) { return L + (W - L - R) * (log10(v) - a.lo) / (a.hi - a.lo); }
-static double px_y(axis a, double v) { return H - B - (H - T - B) * (log10(v) - a.lo) / (a.hi - a.lo); }
+static double px_y(axis a, double v) {
+    return H - B - (H - T - B) * (log10(v) - a.lo) / (a.hi - a.lo);
+}
 
 static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
     fprintf(o, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#888'/>\n", L, T,
             W - L - R, H - T - B);
     for (double e = x.lo; e <= x.hi; e++) {
         const double p = px_x(x, pow(10, e));
-        fprintf(o, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
-                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n", p, T, p, H - B, p, H - B + 16,
-                pow(10, e));
+        fprintf(o,
+                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
+                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n",
+                p, T, p, H - B, p, H - B + 16, pow(10, e));
     }
     for (double e = y.lo; e <= y.hi; e++) {
         const double p = px_y(y, pow(10, e));
-        fprintf(o, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>"
-                "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n", L, p, W - R, p, L - 4, p + 4,
-                pow(10, e));
+        fprintf(o,
+                "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>"
+                "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n",
+                L, p, W - R, p, L - 4, p + 4, pow(10, e));
     }
     fprintf(o, "<text x='%d' y='%d' text-anchor='middle'>", (L + W - R) / 2, H - 8);
     esc(o, xl);
@@ -183,14 +201,18 @@ static void roofline(FILE *o, const book *b, const char *spec) {
     size_t points = 0;
     for (size_t i = 0; i < b->nruns; i++) {
         const run *r = &b->runs[i];
-        if (strcmp(r->spec, spec) || !(r->flops > 0) || !(r->bytes > 0) || !(r->gflops > 0)) continue;
+        if (strcmp(r->spec, spec) || !(r->flops > 0) || !(r->bytes > 0) || !(r->gflops > 0))
+            continue;
         const double ai = r->flops / r->bytes;
         ai_lo = fmin(ai_lo, ai), ai_hi = fmax(ai_hi, ai);
         g_lo = fmin(g_lo, r->gflops), g_hi = fmax(g_hi, r->gflops);
         points++;
     }
-    fprintf(o, "<h3>Roofline</h3>\n<svg id='roofline-%s' class='chart roofline' width='%d' height='%d' "
-            "data-device='", id, W, H);
+    fprintf(
+        o,
+        "<h3>Roofline</h3>\n<svg id='roofline-%s' class='chart roofline' width='%d' height='%d' "
+        "data-device='",
+        id, W, H);
     esc(o, spec);
     fprintf(o, "' data-points='%zu'>\n", points);
     if (!points) {
@@ -199,10 +221,13 @@ static void roofline(FILE *o, const book *b, const char *spec) {
         return;
     }
     if (fma > 0) g_hi = fmax(g_hi, fma);
-    const axis x = log_axis(fmin(ai_lo, 0.1), fmax(ai_hi, 100)), y = log_axis(fmax(g_lo / 2, 1e-4), g_hi * 2);
+    const axis x = log_axis(fmin(ai_lo, 0.1), fmax(ai_hi, 100)),
+               y = log_axis(fmax(g_lo / 2, 1e-4), g_hi * 2);
     svg_axes(o, x, y, "arithmetic intensity (flop/byte)", "GFLOP/s");
-    fprintf(o, "<clipPath id='clip-%s'><rect x='%d' y='%d' width='%d' height='%d'/></clipPath>"
-            "<g clip-path='url(#clip-%s)'>\n", id, L, T, W - L - R, H - T - B, id);
+    fprintf(o,
+            "<clipPath id='clip-%s'><rect x='%d' y='%d' width='%d' height='%d'/></clipPath>"
+            "<g clip-path='url(#clip-%s)'>\n",
+            id, L, T, W - L - R, H - T - B, id);
     size_t k = 0;
     for (size_t i = 0; i < b->nroofs; i++) {
         const roof *r = &b->roofs[i];
@@ -210,37 +235,45 @@ static void roofline(FILE *o, const book *b, const char *spec) {
         /* GFLOP/s = AI x GB/s, up to the compute roof */
         const double a0 = pow(10, x.lo), knee = fma > 0 ? fma / r->gbps : pow(10, x.hi);
         const double a1 = fmin(knee, pow(10, x.hi));
-        fprintf(o, "<line class='roof' data-roof='%s' data-gbps='%.9g' x1='%.1f' y1='%.1f' x2='%.1f' "
-                "y2='%.1f' stroke='%s' stroke-width='2'/><text x='%.1f' y='%.1f' fill='%s'>%s %.3g GB/s"
-                "</text>\n", r->name, r->gbps, px_x(x, a0), px_y(y, a0 * r->gbps), px_x(x, a1),
-                px_y(y, a1 * r->gbps), palette[k % 10], px_x(x, a0) + 4,
-                px_y(y, a0 * r->gbps) - 4 - 12.0 * (double)k, palette[k % 10], r->name, r->gbps);
+        fprintf(
+            o,
+            "<line class='roof' data-roof='%s' data-gbps='%.9g' x1='%.1f' y1='%.1f' x2='%.1f' "
+            "y2='%.1f' stroke='%s' stroke-width='2'/><text x='%.1f' y='%.1f' fill='%s'>%s %.3g GB/s"
+            "</text>\n",
+            r->name, r->gbps, px_x(x, a0), px_y(y, a0 * r->gbps), px_x(x, a1),
+            px_y(y, a1 * r->gbps), palette[k % 10], px_x(x, a0) + 4,
+            px_y(y, a0 * r->gbps) - 4 - 12.0 * (double)k, palette[k % 10], r->name, r->gbps);
         k++;
     }
     if (fma > 0)
-        fprintf(o, "<line class='roof' data-roof='fma32' data-gflops='%.9g' x1='%d' y1='%.1f' "
-                "x2='%d' y2='%.1f' stroke='#000' stroke-width='2'/><text x='%d' y='%.1f'>fma32 %.4g "
-                "GFLOP/s</text>\n", fma, L, px_y(y, fma), W - R, px_y(y, fma), W - R - 170,
-                px_y(y, fma) - 4, fma);
+        fprintf(
+            o,
+            "<line class='roof' data-roof='fma32' data-gflops='%.9g' x1='%d' y1='%.1f' "
+            "x2='%d' y2='%.1f' stroke='#000' stroke-width='2'/><text x='%d' y='%.1f'>fma32 %.4g "
+            "GFLOP/s</text>\n",
+            fma, L, px_y(y, fma), W - R, px_y(y, fma), W - R - 170, px_y(y, fma) - 4, fma);
     fputs("</g>\n", o);
     const char *workloads[16];
     size_t nw = 0;
     for (size_t i = 0; i < b->nruns; i++) {
         const run *r = &b->runs[i];
-        if (strcmp(r->spec, spec) || !(r->flops > 0) || !(r->bytes > 0) || !(r->gflops > 0)) continue;
+        if (strcmp(r->spec, spec) || !(r->flops > 0) || !(r->bytes > 0) || !(r->gflops > 0))
+            continue;
         size_t w = 0;
         while (w < nw && strcmp(workloads[w], r->workload)) w++;
         if (w == nw && nw < 16) workloads[nw++] = r->workload;
         const double ai = r->flops / r->bytes;
-        fprintf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='4' fill='%s' fill-opacity='0.7' "
-                "data-workload='%s' data-variant='%s' data-sizes='%s' data-ai='%.9g' "
-                "data-gflops='%.9g'><title>%s/%s %s: %.4g GFLOP/s at %.3g flop/byte</title></circle>\n",
-                px_x(x, ai), px_y(y, r->gflops), palette[w % 10], r->workload, r->variant, r->sizes,
-                ai, r->gflops, r->workload, r->variant, r->sizes, r->gflops, ai);
+        fprintf(
+            o,
+            "<circle class='point' cx='%.1f' cy='%.1f' r='4' fill='%s' fill-opacity='0.7' "
+            "data-workload='%s' data-variant='%s' data-sizes='%s' data-ai='%.9g' "
+            "data-gflops='%.9g'><title>%s/%s %s: %.4g GFLOP/s at %.3g flop/byte</title></circle>\n",
+            px_x(x, ai), px_y(y, r->gflops), palette[w % 10], r->workload, r->variant, r->sizes, ai,
+            r->gflops, r->workload, r->variant, r->sizes, r->gflops, ai);
     }
     for (size_t w = 0; w < nw; w++)
-        fprintf(o, "<circle cx='%d' cy='%zu' r='4' fill='%s'/><text x='%d' y='%zu'>%s</text>\n", L + 12,
-                T + 14 + 14 * w, palette[w % 10], L + 20, T + 18 + 14 * w, workloads[w]);
+        fprintf(o, "<circle cx='%d' cy='%zu' r='4' fill='%s'/><text x='%d' y='%zu'>%s</text>\n",
+                L + 12, T + 14 + 14 * w, palette[w % 10], L + 20, T + 18 + 14 * w, workloads[w]);
     fputs("</svg>\n", o);
 }
 
@@ -251,7 +284,8 @@ static const run *largest(const book *b, const char *workload, const char *spec)
         const run *r = &b->runs[i];
         if (strcmp(r->workload, workload) || strcmp(r->spec, spec)) continue;
         const double s = (r->bytes > 0 ? r->bytes : 0) + (r->flops > 0 ? r->flops : 0);
-        const double t = best ? (best->bytes > 0 ? best->bytes : 0) + (best->flops > 0 ? best->flops : 0) : -1;
+        const double t =
+            best ? (best->bytes > 0 ? best->bytes : 0) + (best->flops > 0 ? best->flops : 0) : -1;
         if (s > t) best = r;
     }
     return best;
@@ -262,8 +296,9 @@ static const run *find(const book *b, const char *workload, const char *variant,
     const run *best = NULL;
     for (size_t i = 0; i < b->nruns; i++) {
         const run *r = &b->runs[i];
-        if (!strcmp(r->workload, workload) && !strcmp(r->variant, variant) && !strcmp(r->spec, spec) &&
-            !strcmp(r->sizes, sizes) && (!best || r->median < best->median))
+        if (!strcmp(r->workload, workload) && !strcmp(r->variant, variant) &&
+            !strcmp(r->spec, spec) && !strcmp(r->sizes, sizes) &&
+            (!best || r->median < best->median))
             best = r;
     }
     return best;
@@ -284,15 +319,18 @@ static void ladder(FILE *o, const book *b, const char *spec, size_t li) {
     double top = 0;
     for (size_t i = 0; i < n; i++) top = fmax(top, steps[i]->median);
     const int bh = 28, h = (int)n * (bh + 8) + 30;
-    fprintf(o, "<h3>%s: the variant ladder (%s)</h3>\n<svg id='ladder-%s-%s' class='chart ladder' "
-            "width='%d' height='%d' data-workload='%s'>\n", ladders[li].workload, big->sizes,
-            ladders[li].workload, id, W, h, ladders[li].workload);
+    fprintf(o,
+            "<h3>%s: the variant ladder (%s)</h3>\n<svg id='ladder-%s-%s' class='chart ladder' "
+            "width='%d' height='%d' data-workload='%s'>\n",
+            ladders[li].workload, big->sizes, ladders[li].workload, id, W, h, ladders[li].workload);
     for (size_t i = 0; i < n; i++) {
         const double len = (W - 330) * steps[i]->median / top;
         char step[48] = "";
-        if (i) snprintf(step, sizeof step, "%.2fx over %s", steps[i - 1]->median / steps[i]->median,
-                        steps[i - 1]->variant);
-        fprintf(o, "<text x='4' y='%zu'>%s</text><rect class='bar' x='110' y='%zu' width='%.1f' "
+        if (i)
+            snprintf(step, sizeof step, "%.2fx over %s", steps[i - 1]->median / steps[i]->median,
+                     steps[i - 1]->variant);
+        fprintf(o,
+                "<text x='4' y='%zu'>%s</text><rect class='bar' x='110' y='%zu' width='%.1f' "
                 "height='%d' fill='%s' data-variant='%s' data-sizes='%s' data-median-ms='%.9g'"
                 "%s%.9g%s/><text x='%.1f' y='%zu'>%.4g ms %s</text>\n",
                 20 + i * (bh + 8), steps[i]->variant, 4 + i * (bh + 8), len > 1 ? len : 1, bh,
@@ -307,7 +345,8 @@ static void ladder(FILE *o, const book *b, const char *spec, size_t li) {
  * variant over sequential C (the thesis's table). */
 static void speedups(FILE *o, const book *b) {
     fputs("<h2>Speedups over sequential C</h2>\n<table id='speedups' class='chart'><tr><th>workload"
-          "</th><th>sizes</th><th>c (ms)</th>", o);
+          "</th><th>sizes</th><th>c (ms)</th>",
+          o);
     for (size_t d = 0; d < b->nspecs; d++) {
         fputs("<th>", o);
         esc(o, b->specs[d]);
@@ -329,10 +368,11 @@ static void speedups(FILE *o, const book *b) {
                     best = r;
             }
             if (best)
-                fprintf(o, "<td class='speedup' data-workload='%s' data-device='%s' data-variant='%s' "
-                        "data-speedup='%.9g'>%.3gx <small>%s</small></td>", wl, b->specs[d],
-                        best->variant, c->median / best->median, c->median / best->median,
-                        best->variant);
+                fprintf(o,
+                        "<td class='speedup' data-workload='%s' data-device='%s' data-variant='%s' "
+                        "data-speedup='%.9g'>%.3gx <small>%s</small></td>",
+                        wl, b->specs[d], best->variant, c->median / best->median,
+                        c->median / best->median, best->variant);
             else
                 fputs("<td>-</td>", o);
         }
@@ -352,7 +392,8 @@ static void box_radius(FILE *o, const book *b) {
         n++;
     }
     fputs("<h2>Box filter: time against radius</h2>\n", o);
-    fprintf(o, "<svg id='boxfilter-radius' class='chart' width='%d' height='%d' data-points='%zu'>\n",
+    fprintf(o,
+            "<svg id='boxfilter-radius' class='chart' width='%d' height='%d' data-points='%zu'>\n",
             W, H, n);
     if (!n) {
         fprintf(o, "<text x='%d' y='%d'>no box filter results</text></svg>\n", L, H / 2);
@@ -384,11 +425,13 @@ static void box_radius(FILE *o, const book *b) {
                     next = r;
             }
             if (!next) break;
-            fprintf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='3.5' fill='%s' data-device='%s' "
-                    "data-variant='%s' data-radius='%.9g' data-median-ms='%.9g'><title>%s %s radius "
-                    "%g: %.4g ms</title></circle>\n", px_x(x, next->radius), px_y(y, next->median),
-                    colour, next->spec, next->variant, next->radius, next->median, next->spec,
-                    next->variant, next->radius, next->median);
+            fprintf(
+                o,
+                "<circle class='point' cx='%.1f' cy='%.1f' r='3.5' fill='%s' data-device='%s' "
+                "data-variant='%s' data-radius='%.9g' data-median-ms='%.9g'><title>%s %s radius "
+                "%g: %.4g ms</title></circle>\n",
+                px_x(x, next->radius), px_y(y, next->median), colour, next->spec, next->variant,
+                next->radius, next->median, next->spec, next->variant, next->radius, next->median);
             last = next->radius;
         }
     }
@@ -398,7 +441,8 @@ static void box_radius(FILE *o, const book *b) {
 static void anchors(FILE *o, const book *b) {
     fputs("<h2>Against the libraries</h2>\n<table id='anchors' class='chart'><tr><th>workload</th>"
           "<th>sizes</th><th>device</th><th>fastest of ours</th><th>ms</th><th>anchor</th><th>ms"
-          "</th><th>anchor / ours</th></tr>\n", o);
+          "</th><th>anchor / ours</th></tr>\n",
+          o);
     for (size_t i = 0; i < b->nruns; i++) {
         const run *a = &b->runs[i];
         const char *anchor = co_workload_anchor(a->workload, a->backend);
@@ -412,7 +456,8 @@ static void anchors(FILE *o, const book *b) {
                 best = r;
         }
         if (!best) continue;
-        fprintf(o, "<tr class='anchor' data-workload='%s' data-device='%s' data-ours='%s' "
+        fprintf(o,
+                "<tr class='anchor' data-workload='%s' data-device='%s' data-ours='%s' "
                 "data-ours-ms='%.9g' data-anchor='%s' data-anchor-ms='%.9g'><td>%s</td><td>%s</td>"
                 "<td>%s</td><td>%s</td><td>%.4g</td><td>%s</td><td>%.4g</td><td>%.3gx</td></tr>\n",
                 a->workload, a->spec, best->variant, best->median, anchor, a->median, a->workload,
@@ -482,7 +527,8 @@ int coalesce_report(int argc, char **argv) {
             images[ni++] = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return report_usage("unknown option: report takes FILE.json..., -o FILE and --image "
-                                "PNG", argv[i]);
+                                "PNG",
+                                argv[i]);
         } else if (nf == MAX_FILES) {
             return report_usage("too many result files (at most 64)", NULL);
         } else {
@@ -510,13 +556,15 @@ int coalesce_report(int argc, char **argv) {
         free(b.runs);
         return 1;
     }
-    fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>coalesce report"
-          "</title>\n<style>body{font:14px sans-serif;margin:24px;max-width:1100px;color:#222}"
-          "svg{font:11px sans-serif;background:#fafafa;margin:6px 0}table{border-collapse:collapse;"
-          "margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-          "th{background:#eee}h2{border-bottom:2px solid #444;margin-top:32px}figure{display:inline-"
-          "block;margin:8px}img{max-width:520px;border:1px solid #ccc}</style></head>\n<body>\n"
-          "<h1>coalesce report</h1>\n<p>From ", o);
+    fputs(
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>coalesce report"
+        "</title>\n<style>body{font:14px sans-serif;margin:24px;max-width:1100px;color:#222}"
+        "svg{font:11px sans-serif;background:#fafafa;margin:6px 0}table{border-collapse:collapse;"
+        "margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+        "th{background:#eee}h2{border-bottom:2px solid #444;margin-top:32px}figure{display:inline-"
+        "block;margin:8px}img{max-width:520px;border:1px solid #ccc}</style></head>\n<body>\n"
+        "<h1>coalesce report</h1>\n<p>From ",
+        o);
     for (size_t i = 0; i < nf; i++) {
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(docs[i], "meta");
         fputs(i ? "; " : "", o);
@@ -538,7 +586,8 @@ int coalesce_report(int argc, char **argv) {
         esc(o, b.names[d]);
         fputs("</h2>\n", o);
         roofline(o, &b, b.specs[d]);
-        for (size_t l = 0; l < sizeof ladders / sizeof ladders[0]; l++) ladder(o, &b, b.specs[d], l);
+        for (size_t l = 0; l < sizeof ladders / sizeof ladders[0]; l++)
+            ladder(o, &b, b.specs[d], l);
         fputs("</section>\n", o);
     }
     speedups(o, &b);
@@ -550,7 +599,8 @@ int coalesce_report(int argc, char **argv) {
     if (!ni) fputs("<p>none given (coalesce report --image PNG)</p>\n", o);
     /* The page checks itself: every chart has its figures (the test reads data-charts). */
     fputs("</div>\n<script>\ndocument.body.dataset.charts = "
-          "document.querySelectorAll('.chart').length;\n</script>\n</body></html>\n", o);
+          "document.querySelectorAll('.chart').length;\n</script>\n</body></html>\n",
+          o);
     const bool ok = !ferror(o) & !fclose(o) && pics;
     for (size_t j = 0; j < nf; j++) cJSON_Delete(docs[j]);
     free(b.runs);

@@ -95,12 +95,18 @@ static int parse_il(int argc, char **argv, il_args *a) {
         }
         if (i + 1 >= argc) return il_usage_error("option %s needs a value", arg);
         const char *v = argv[++i];
-        if (!strcmp(name, "device")) a->device = v;
-        else if (!strcmp(name, "variant")) a->variant = v;
-        else if (!strcmp(name, "format")) a->format = v;
-        else if (!strcmp(name, "kernel")) a->kernel = v;
-        else if (!strcmp(name, "output")) a->output = v;
-        else if (!strcmp(name, "target")) a->target = v;
+        if (!strcmp(name, "device"))
+            a->device = v;
+        else if (!strcmp(name, "variant"))
+            a->variant = v;
+        else if (!strcmp(name, "format"))
+            a->format = v;
+        else if (!strcmp(name, "kernel"))
+            a->kernel = v;
+        else if (!strcmp(name, "output"))
+            a->output = v;
+        else if (!strcmp(name, "target"))
+            a->target = v;
         else if (!strcmp(name, "seed")) {
             char *end;
             errno = 0;
@@ -108,7 +114,8 @@ static int parse_il(int argc, char **argv, il_args *a) {
             if (*end || !*v || errno || *v == '-')
                 return il_usage_error("--seed must be a non-negative integer, got '%s'", v);
         } else if (!strcmp(name, "compare")) {
-            if (i + 1 >= argc) return il_usage_error("--compare needs two runs (A B), got '%s' alone", v);
+            if (i + 1 >= argc)
+                return il_usage_error("--compare needs two runs (A B), got '%s' alone", v);
             a->compare[0] = v;
             a->compare[1] = argv[++i];
         } else if (!strcmp(name, "param")) {
@@ -152,12 +159,16 @@ static void print_res_text(FILE *out, const co_il_resources *r) {
 }
 
 static void print_mix_text(FILE *out, const co_il_mix *m) {
-    fprintf(out, "  global loads %u scalar, %u 2-wide, %u 4-wide; stores %u scalar, %u 2-wide, "
-                 "%u 4-wide\n", m->ld_global[0], m->ld_global[1], m->ld_global[2],
-            m->st_global[0], m->st_global[1], m->st_global[2]);
-    fprintf(out, "  shared %u loads, %u stores; local %u loads, %u stores; %u fma, %u barriers, "
-                 "%u shuffles, %u branches\n", m->ld_shared, m->st_shared, m->ld_local,
-            m->st_local, m->fma, m->barrier, m->shuffle, m->branch);
+    fprintf(out,
+            "  global loads %u scalar, %u 2-wide, %u 4-wide; stores %u scalar, %u 2-wide, "
+            "%u 4-wide\n",
+            m->ld_global[0], m->ld_global[1], m->ld_global[2], m->st_global[0], m->st_global[1],
+            m->st_global[2]);
+    fprintf(out,
+            "  shared %u loads, %u stores; local %u loads, %u stores; %u fma, %u barriers, "
+            "%u shuffles, %u branches\n",
+            m->ld_shared, m->st_shared, m->ld_local, m->st_local, m->fma, m->barrier, m->shuffle,
+            m->branch);
 }
 
 static void shape(char *buf, size_t len, unsigned dims, const size_t v[3]) {
@@ -176,20 +187,26 @@ static void print_text(FILE *out, const co_il_report *r, bool with_text) {
         fprintf(out, "kernel %s of kernels/%s.cl, built with '%s'\n", k->entry, k->source,
                 k->defines);
         if (k->launches)
-            fprintf(out, "  launched %u time(s), first over %s work-items in groups of %s, "
-                         "%zu B local memory given\n", k->launches, g, l, k->dynamic_local);
+            fprintf(out,
+                    "  launched %u time(s), first over %s work-items in groups of %s, "
+                    "%zu B local memory given\n",
+                    k->launches, g, l, k->dynamic_local);
         else
             fprintf(out, "  built, not launched\n");
         print_res_text(out, &k->res);
-        if (k->counted) print_mix_text(out, &k->mix);
-        else fprintf(out, "  (no instruction mix is counted in %s)\n", r->format);
+        if (k->counted)
+            print_mix_text(out, &k->mix);
+        else
+            fprintf(out, "  (no instruction mix is counted in %s)\n", r->format);
     }
 }
 
 /* A resource figure, null where the API does not say (-1). */
 static void json_long(cJSON *o, const char *name, long v) {
-    if (v < 0) cJSON_AddNullToObject(o, name);
-    else cJSON_AddNumberToObject(o, name, (double)v);
+    if (v < 0)
+        cJSON_AddNullToObject(o, name);
+    else
+        cJSON_AddNumberToObject(o, name, (double)v);
 }
 
 static cJSON *counts(const unsigned *v, int n) {
@@ -232,17 +249,26 @@ static cJSON *il_json(const co_il_report *r) {
         json_long(e, "max_group", s->max_group);
         json_long(e, "preferred_multiple", s->preferred_multiple);
         json_long(e, "groups_per_cu", s->groups_per_cu);
-        if (s->occupancy >= 0) cJSON_AddNumberToObject(e, "occupancy", s->occupancy);
-        else cJSON_AddNullToObject(e, "occupancy");
+        if (s->occupancy >= 0)
+            cJSON_AddNumberToObject(e, "occupancy", s->occupancy);
+        else
+            cJSON_AddNullToObject(e, "occupancy");
         cJSON_AddStringToObject(e, "resources_from", s->from);
         if (k->counted) {
             cJSON *mx = cJSON_AddObjectToObject(e, "mix");
             cJSON_AddItemToObject(mx, "ld_global", counts(m->ld_global, 3));
             cJSON_AddItemToObject(mx, "st_global", counts(m->st_global, 3));
-            const struct { const char *name; unsigned v; } f[] = {
-                {"ld_shared", m->ld_shared}, {"st_shared", m->st_shared}, {"ld_local", m->ld_local},
-                {"st_local", m->st_local}, {"fma", m->fma}, {"barrier", m->barrier},
-                {"shuffle", m->shuffle}, {"branch", m->branch}};
+            const struct {
+                const char *name;
+                unsigned v;
+            } f[] = {{"ld_shared", m->ld_shared},
+                     {"st_shared", m->st_shared},
+                     {"ld_local", m->ld_local},
+                     {"st_local", m->st_local},
+                     {"fma", m->fma},
+                     {"barrier", m->barrier},
+                     {"shuffle", m->shuffle},
+                     {"branch", m->branch}};
             for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
                 cJSON_AddNumberToObject(mx, f[j].name, f[j].v);
         } else {
@@ -279,18 +305,21 @@ static void print_compare(FILE *out, const co_il_report *const r[2]) {
     fprintf(out, "\n%-22s", "");
     for (size_t c = 0; c < n; c++) fprintf(out, " %*.*s", W, W, cols[c]->entry);
     fprintf(out, "\n%-22s", "tunables");
-    for (size_t c = 0; c < n; c++) fprintf(out, " %*.*s", W, W, of[c]->params[0] ? of[c]->params : "-");
+    for (size_t c = 0; c < n; c++)
+        fprintf(out, " %*.*s", W, W, of[c]->params[0] ? of[c]->params : "-");
     fputc('\n', out);
-#define ROW(label, expr)                                                                    \
-    do {                                                                                    \
-        fprintf(out, "%-22s", label);                                                       \
-        for (size_t c = 0; c < n; c++) {                                                    \
-            const co_il_kernel *k = cols[c];                                                \
-            long v = (long)(expr);                                                          \
-            if (v < 0) fprintf(out, " %*s", W, "-");                                        \
-            else fprintf(out, " %*ld", W, v);                                               \
-        }                                                                                   \
-        fputc('\n', out);                                                                   \
+#define ROW(label, expr)                                                                           \
+    do {                                                                                           \
+        fprintf(out, "%-22s", label);                                                              \
+        for (size_t c = 0; c < n; c++) {                                                           \
+            const co_il_kernel *k = cols[c];                                                       \
+            long v = (long)(expr);                                                                 \
+            if (v < 0)                                                                             \
+                fprintf(out, " %*s", W, "-");                                                      \
+            else                                                                                   \
+                fprintf(out, " %*ld", W, v);                                                       \
+        }                                                                                          \
+        fputc('\n', out);                                                                          \
     } while (0)
 #define MIX(label, field) ROW(label, k->counted ? (long)k->mix.field : -1)
     MIX("global loads scalar", ld_global[0]);
@@ -323,8 +352,10 @@ static void print_compare(FILE *out, const co_il_report *const r[2]) {
 /* ---- files ---- */
 
 static const char *extension(const char *format) {
-    return !strcmp(format, "ir") || !strcmp(format, "wg") ? "ll" : !strcmp(format, "asm") ? "s"
-           : !strcmp(format, "binary") ? "txt" : format;
+    return !strcmp(format, "ir") || !strcmp(format, "wg") ? "ll"
+           : !strcmp(format, "asm")                       ? "s"
+           : !strcmp(format, "binary")                    ? "txt"
+                                                          : format;
 }
 
 static co_status write_file(const char *path, const char *text) {
@@ -390,13 +421,19 @@ static int il_run(co_context *ctx, const il_args *a) {
     size_t dev = 0, found = 0;
     if (!a->target) {
         const char *spec = a->device;
-        if (!spec) spec = co_device_select(ctx, "cuda", &dev, 1, &found) == CO_OK ? "cuda" : "opencl";
+        if (!spec)
+            spec = co_device_select(ctx, "cuda", &dev, 1, &found) == CO_OK ? "cuda" : "opencl";
         co_status st = co_device_select(ctx, spec, &dev, 1, &found);
         if (st) return il_fail(st);
     }
-    co_run_config cfg = {.workload = a->workload, .variant = a->variant, .device = dev,
-                         .options = a->opts, .noptions = a->nopts, .params = a->params,
-                         .nparams = a->nparams, .seed = a->seed};
+    co_run_config cfg = {.workload = a->workload,
+                         .variant = a->variant,
+                         .device = dev,
+                         .options = a->opts,
+                         .noptions = a->nopts,
+                         .params = a->params,
+                         .nparams = a->nparams,
+                         .seed = a->seed};
     memcpy(cfg.local, a->local, sizeof cfg.local);
     if (!a->compare[0]) {
         co_il_report *r;
@@ -404,8 +441,10 @@ static int il_run(co_context *ctx, const il_args *a) {
         if (st) return il_fail(st);
         if (a->output) st = write_texts(a->output, r);
         if (!st) {
-            if (a->json) print_json(stdout, ctx, dev, !a->target, (const co_il_report *const *)&r, 1);
-            else print_text(stdout, r, !a->output);
+            if (a->json)
+                print_json(stdout, ctx, dev, !a->target, (const co_il_report *const *)&r, 1);
+            else
+                print_text(stdout, r, !a->output);
         }
         co_il_report_free(r);
         return st ? 1 : 0;

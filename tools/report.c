@@ -18,8 +18,8 @@ static void params_text(const co_result *r, char *out, size_t len) {
     size_t used = 0;
     out[0] = 0;
     for (size_t i = 0; i < r->nparams && used < len; i++)
-        used += (size_t)snprintf(out + used, len - used, "%s%s=%ld", i ? " " : "", r->params[i].name,
-                                 r->params[i].value);
+        used += (size_t)snprintf(out + used, len - used, "%s%s=%ld", i ? " " : "",
+                                 r->params[i].name, r->params[i].value);
 }
 
 /* The variant's name in a table: "reg2d+" where the tuning database's
@@ -30,8 +30,10 @@ static const char *variant_cell(const co_result *r, char *out, size_t len) {
 }
 
 static void ratio(char *out, size_t len, double x) {
-    if (x <= 0) snprintf(out, len, "-");
-    else snprintf(out, len, x >= 100 ? "%.0fx" : x >= 10 ? "%.1fx" : "%.2fx", x);
+    if (x <= 0)
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, x >= 100 ? "%.0fx" : x >= 10 ? "%.1fx" : "%.2fx", x);
 }
 
 /* A run with --no-verify (run.c leaves its check "not checked"). */
@@ -52,7 +54,8 @@ static void row_cells(const report_row *row, char *out, size_t len) {
         snprintf(peak, sizeof peak, "%.1f%%%s", 100 * r->fraction, r->ceiling_note[0] ? "*" : "");
     ratio(vc, sizeof vc, row->vs_c);
     ratio(va, sizeof va, row->vs_anchor);
-    if (row->anchor[0] && row->vs_anchor > 0) snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
+    if (row->anchor[0] && row->vs_anchor > 0)
+        snprintf(anchor, sizeof anchor, "(%s)", row->anchor);
     else if (r->nrates) /* the workload's own figure where no library compares */
         snprintf(anchor, sizeof anchor, "%.3g %s/s", r->rates[r->nrates - 1].per_s,
                  r->rates[r->nrates - 1].unit);
@@ -60,9 +63,11 @@ static void row_cells(const report_row *row, char *out, size_t len) {
     if (r->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", r->gflops);
     if (r->bytes > 0) snprintf(gbps, sizeof gbps, "%.2f", r->gbps);
     const int used = snprintf(out, len, "%-6s %10.3f %10s %9s %7s %-11s %7s %9s %s",
-                              r->verified ? "ok" : unchecked(r) ? "-" : "WRONG", r->median_ms,
-                              gflops, gbps, peak, r->ceiling > 0 ? r->ceiling_name : "-",
-                              vc, va, anchor);
+                              r->verified    ? "ok"
+                              : unchecked(r) ? "-"
+                                             : "WRONG",
+                              r->median_ms, gflops, gbps, peak,
+                              r->ceiling > 0 ? r->ceiling_name : "-", vc, va, anchor);
     if (r->ceiling > 0 && r->ceiling_note[0] && used > 0 && (size_t)used < len)
         snprintf(out + used, len - (size_t)used, "\n  * %s", r->ceiling_note);
 }
@@ -135,8 +140,10 @@ void report_human(FILE *out, const report_row *row) {
     if (r->ceiling > 0) {
         char date[40];
         report_date(date, sizeof date, r->ceiling_measured);
-        fprintf(out, "  %.1f%% of the device's %s ceiling (%.2f %s ±%.0f%%, measured %s; "
-                "'coalesce peak')\n", 100 * r->fraction, r->ceiling_name, r->ceiling,
+        fprintf(out,
+                "  %.1f%% of the device's %s ceiling (%.2f %s ±%.0f%%, measured %s; "
+                "'coalesce peak')\n",
+                100 * r->fraction, r->ceiling_name, r->ceiling,
                 r->ceiling_level[0] ? "GB/s" : "GFLOP/s", 50 * r->ceiling_spread, date);
         if (r->ceiling_note[0]) fprintf(out, "  over the ceiling: %s\n", r->ceiling_note);
     }
@@ -144,8 +151,10 @@ void report_human(FILE *out, const report_row *row) {
 
 /* A figure, or "n/a" (0: does not apply to the device). */
 static void figure(char *out, size_t len, double x, const char *unit) {
-    if (x > 0) snprintf(out, len, x >= 100 ? "%.0f %s" : "%.2f %s", x, unit);
-    else snprintf(out, len, "n/a");
+    if (x > 0)
+        snprintf(out, len, x >= 100 ? "%.0f %s" : "%.2f %s", x, unit);
+    else
+        snprintf(out, len, "n/a");
 }
 
 /* "2026-12-01 14:03 UTC" (UTC: a cache shared by machines in other zones). */
@@ -158,16 +167,20 @@ void report_date(char *out, size_t len, long long t) {
 
 /* "12.3 MiB", "96 KiB": a working set. */
 static void size_text(char *out, size_t len, double bytes) {
-    if (bytes >= 1048576) snprintf(out, len, "%.3g MiB", bytes / 1048576);
-    else snprintf(out, len, "%.3g KiB", bytes / 1024);
+    if (bytes >= 1048576)
+        snprintf(out, len, "%.3g MiB", bytes / 1048576);
+    else
+        snprintf(out, len, "%.3g KiB", bytes / 1024);
 }
 
 /* "17.2 GB/s ±3%": a figure and its spread. */
 static void figure_spread(char *out, size_t len, double x, double spread, const char *unit) {
     char f[32];
     figure(f, sizeof f, x, unit);
-    if (x > 0 && spread > 0) snprintf(out, len, "%s ±%.0f%%", f, 50 * spread);
-    else snprintf(out, len, "%s", f);
+    if (x > 0 && spread > 0)
+        snprintf(out, len, "%s ±%.0f%%", f, 50 * spread);
+    else
+        snprintf(out, len, "%s", f);
 }
 
 void report_peak(FILE *out, const co_peak *p) {
@@ -225,7 +238,8 @@ void report_devices(FILE *out, const co_context *ctx) {
         fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
                 d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
                 d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
-        fprintf(out, "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
+        fprintf(out,
+                "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
                 "global memory %.2f GiB; max allocation %.2f GiB\n",
                 d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
                 (double)d->global_mem_bytes / 1073741824.0,

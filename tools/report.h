@@ -9,11 +9,11 @@
 /* A result and how it compares with others measured in the same invocation. */
 typedef struct report_row {
     co_result r;
-    co_status status;  /* CO_OK, CO_ERR_VERIFY, or the error that stopped it */
-    char error[512];   /* the message when status is not CO_OK */
-    double vs_c;       /* speedup over sequential C on the same sizes, 0 if not measured */
-    char anchor[32];   /* the library compared with, "" if none */
-    double vs_anchor;  /* anchor time / this time (> 1: faster than the library) */
+    co_status status; /* CO_OK, CO_ERR_VERIFY, or the error that stopped it */
+    char error[512];  /* the message when status is not CO_OK */
+    double vs_c;      /* speedup over sequential C on the same sizes, 0 if not measured */
+    char anchor[32];  /* the library compared with, "" if none */
+    double vs_anchor; /* anchor time / this time (> 1: faster than the library) */
 } report_row;
 
 void report_table(FILE *out, const report_row *rows, size_t n);

@@ -23,20 +23,26 @@ void results_set_argv(int argc, char **argv) {
 
 /* A number, or null where it does not apply (x <= 0 or not finite). */
 static void add_figure(cJSON *o, const char *key, double x) {
-    if (x > 0 && isfinite(x)) cJSON_AddNumberToObject(o, key, x);
-    else cJSON_AddNullToObject(o, key);
+    if (x > 0 && isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 /* A number that may be 0 (an error of 0, a spread of 0); null if not finite. */
 static void add_number(cJSON *o, const char *key, double x) {
-    if (isfinite(x)) cJSON_AddNumberToObject(o, key, x);
-    else cJSON_AddNullToObject(o, key);
+    if (isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 /* Text, or null for "". */
 static void add_text(cJSON *o, const char *key, const char *s) {
-    if (s && *s) cJSON_AddStringToObject(o, key, s);
-    else cJSON_AddNullToObject(o, key);
+    if (s && *s)
+        cJSON_AddStringToObject(o, key, s);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 static void iso_date(char *out, size_t len, long long t) {
@@ -101,7 +107,8 @@ cJSON *results_meta(const co_context *ctx, const size_t *devices, size_t n) {
         cJSON_AddNullToObject(m, "os");
     }
     cJSON *argv = cJSON_AddArrayToObject(m, "command_line");
-    for (int i = 0; i < saved_argc; i++) cJSON_AddItemToArray(argv, cJSON_CreateString(saved_argv[i]));
+    for (int i = 0; i < saved_argc; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(saved_argv[i]));
     cJSON *devs = cJSON_AddArrayToObject(m, "devices");
     for (size_t i = 0; ctx && i < n; i++) {
         const co_device_info *d = co_device_get(ctx, devices[i]);
@@ -149,7 +156,9 @@ static void add_rate(cJSON *rates, const char *key, double value, double total, 
     cJSON_AddStringToObject(r, "unit", unit);
 }
 
-static bool ran(const report_row *row) { return row->status == CO_OK || row->status == CO_ERR_VERIFY; }
+static bool ran(const report_row *row) {
+    return row->status == CO_OK || row->status == CO_ERR_VERIFY;
+}
 
 cJSON *results_row(const co_context *ctx, const report_row *row) {
     const co_result *r = &row->r;
@@ -249,12 +258,21 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
     if (!p->stored) add_text(o, "store_error", p->store_error);
     cJSON_AddNumberToObject(o, "measured", (double)p->measured);
     /* Each ceiling, its unit in its name: null where it does not apply. */
-    const struct { const char *name; double value; } figs[] = {
-        {"copy_gbps", p->copy_gbps}, {"read_gbps", p->read_gbps}, {"write_gbps", p->write_gbps},
-        {"fma32_gflops", p->fma32_gflops}, {"fma64_gflops", p->fma64_gflops},
-        {"launch_us", p->launch_us}, {"h2d_gbps", p->h2d_gbps}, {"d2h_gbps", p->d2h_gbps},
-        {"h2d_pinned_gbps", p->h2d_pinned_gbps}, {"d2h_pinned_gbps", p->d2h_pinned_gbps}};
-    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) add_figure(o, figs[i].name, figs[i].value);
+    const struct {
+        const char *name;
+        double value;
+    } figs[] = {{"copy_gbps", p->copy_gbps},
+                {"read_gbps", p->read_gbps},
+                {"write_gbps", p->write_gbps},
+                {"fma32_gflops", p->fma32_gflops},
+                {"fma64_gflops", p->fma64_gflops},
+                {"launch_us", p->launch_us},
+                {"h2d_gbps", p->h2d_gbps},
+                {"d2h_gbps", p->d2h_gbps},
+                {"h2d_pinned_gbps", p->h2d_pinned_gbps},
+                {"d2h_pinned_gbps", p->d2h_pinned_gbps}};
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        add_figure(o, figs[i].name, figs[i].value);
     /* Spreads of 0 are real (a figure that repeated exactly): numbers. */
     add_number(o, "fma32_spread", p->fma32_spread);
     add_number(o, "fma64_spread", p->fma64_spread);
@@ -311,9 +329,12 @@ static char *print_doc(const cJSON *doc) {
     }
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        if (text[i] != '\t') out[o++] = text[i];
-        else if (i && text[i - 1] == ':') out[o++] = ' ';
-        else out[o++] = ' ', out[o++] = ' ';
+        if (text[i] != '\t')
+            out[o++] = text[i];
+        else if (i && text[i - 1] == ':')
+            out[o++] = ' ';
+        else
+            out[o++] = ' ', out[o++] = ' ';
     }
     out[o] = 0;
     cJSON_free(text);
@@ -453,8 +474,10 @@ void results_csv_row(FILE *out, const co_context *ctx, const report_row *row) {
     const bool unchecked = !r->verified && !strcmp(r->check, "not checked");
     fprintf(out, "%s,", r->verified ? "true" : "false");
     csv_text(out, r->check);
-    if (unchecked) fputs(",,", out);
-    else fprintf(out, "%.6g,%.6g,", r->error, r->tolerance);
+    if (unchecked)
+        fputs(",,", out);
+    else
+        fprintf(out, "%.6g,%.6g,", r->error, r->tolerance);
     fprintf(out, "%u,", r->reps);
     csv_figure(out, r->median_ms, false);
     csv_figure(out, r->min_ms, false);

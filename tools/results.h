@@ -45,7 +45,7 @@ bool results_write(const char *path, const cJSON *doc, char *why, size_t len);
 typedef struct results_file {
     const char *path; /* NULL: no file */
     cJSON *doc;
-    bool failed;      /* a write failed (said once on stderr) */
+    bool failed; /* a write failed (said once on stderr) */
 } results_file;
 /* Starts the document (written at once: the file exists from the start). */
 bool results_file_open(results_file *f, const char *path, const char *command, cJSON *meta);

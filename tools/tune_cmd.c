@@ -56,9 +56,12 @@ static const char *status_text(const co_tune_candidate *c) {
 
 static void duration(double ms, char *out, size_t len) {
     const long s = (long)(ms / 1000 + 0.5);
-    if (ms < 500) snprintf(out, len, "<1 s");
-    else if (s >= 60) snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
-    else snprintf(out, len, "%ld s", s);
+    if (ms < 500)
+        snprintf(out, len, "<1 s");
+    else if (s >= 60)
+        snprintf(out, len, "%ld min %ld s", s / 60, s % 60);
+    else
+        snprintf(out, len, "%ld s", s);
 }
 
 /* ---- progress ---- */
@@ -101,10 +104,14 @@ static void json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c == '\n') fputs("\\n", out);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
     }
     fputc('"', out);
 }
@@ -116,31 +123,36 @@ static void json_candidate(FILE *out, const co_tune_candidate *c) {
         json_string(out, c->params[i].name);
         fprintf(out, ": %ld", c->params[i].value);
     }
-    fprintf(out, "}, \"local\": [%zu, %zu, %zu], \"used_local\": [%zu, %zu, %zu], \"status\": \"%s\"",
-            c->local[0], c->local[1], c->local[2], c->used_local[0], c->used_local[1],
-            c->used_local[2], c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
+    fprintf(
+        out, "}, \"local\": [%zu, %zu, %zu], \"used_local\": [%zu, %zu, %zu], \"status\": \"%s\"",
+        c->local[0], c->local[1], c->local[2], c->used_local[0], c->used_local[1], c->used_local[2],
+        c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
     if (c->message[0]) {
         fputs(", \"message\": ", out);
         json_string(out, c->message);
     }
     fprintf(out, ", \"verified\": %s, \"median_ms\": ", c->verified ? "true" : "false");
-    if (c->median_ms > 0) fprintf(out, "%.6g", c->median_ms);
-    else fputs("null", out);
+    if (c->median_ms > 0)
+        fprintf(out, "%.6g", c->median_ms);
+    else
+        fputs("null", out);
     fprintf(out, ", \"default\": %s, \"elapsed_s\": %.3f}", c->is_default ? "true" : "false",
             c->elapsed_ms / 1000);
 }
 
 static void json_number(FILE *out, const char *key, double x) {
     fprintf(out, ", \"%s\": ", key);
-    if (isfinite(x) && x > 0) fprintf(out, "%.6g", x);
-    else fputs("null", out);
+    if (isfinite(x) && x > 0)
+        fprintf(out, "%.6g", x);
+    else
+        fputs("null", out);
 }
 
 static void json_result(FILE *out, const co_tune_result *r, co_status st) {
-    const char *keys[] = {"workload", "variant", "device", "device_name", "sizes", "size_class",
-                          "strategy"};
-    const char *vals[] = {r->workload, r->variant, r->device, r->device_name, r->sizes,
-                          r->size_class, r->strategy};
+    const char *keys[] = {"workload", "variant",    "device",  "device_name",
+                          "sizes",    "size_class", "strategy"};
+    const char *vals[] = {r->workload, r->variant,    r->device,  r->device_name,
+                          r->sizes,    r->size_class, r->strategy};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         fprintf(out, "%s\"%s\": ", i ? ", " : "{", keys[i]);
         json_string(out, vals[i]);
@@ -186,26 +198,30 @@ static void text_result(FILE *out, const co_tune_result *r) {
     size_t ok = 0, wrong = 0, failed = 0;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const co_tune_candidate *c = &r->candidates[i];
-        if (c->status == CO_OK && c->verified) ok++;
-        else if (c->status == CO_OK || c->status == CO_ERR_VERIFY) wrong++;
-        else failed++;
+        if (c->status == CO_OK && c->verified)
+            ok++;
+        else if (c->status == CO_OK || c->status == CO_ERR_VERIFY)
+            wrong++;
+        else
+            failed++;
     }
     char took[32];
     duration(r->elapsed_ms, took, sizeof took);
-    fprintf(out, "tune %s/%s on %s (%s): %s\n", r->workload, r->variant, r->device,
-            r->device_name, r->sizes);
-    fprintf(out, "  %zu candidates of %.0f (%.3g%% of the space, %s) in %s of a %.0f s budget: "
+    fprintf(out, "tune %s/%s on %s (%s): %s\n", r->workload, r->variant, r->device, r->device_name,
+            r->sizes);
+    fprintf(out,
+            "  %zu candidates of %.0f (%.3g%% of the space, %s) in %s of a %.0f s budget: "
             "%zu ok, %zu wrong, %zu failed or refused\n",
-            r->ncandidates, r->space, 100 * r->covered, r->strategy, took, r->budget_ms / 1000,
-            ok, wrong, failed);
+            r->ncandidates, r->space, 100 * r->covered, r->strategy, took, r->budget_ms / 1000, ok,
+            wrong, failed);
     const co_tune_candidate *best = r->best >= 0 ? &r->candidates[r->best] : NULL;
     const co_tune_candidate **order = malloc(r->ncandidates * sizeof *order);
     if (order) {
         for (size_t i = 0; i < r->ncandidates; i++) order[i] = &r->candidates[i];
         const bool all = r->ncandidates <= TABLE_ROWS;
         if (!all) qsort(order, r->ncandidates, sizeof *order, cmp_time);
-        fprintf(out, "  %-8s %10s  %s\n", "check", "median_ms", all ? "configuration (in the order run)"
-                                                                   : "the 10 fastest");
+        fprintf(out, "  %-8s %10s  %s\n", "check", "median_ms",
+                all ? "configuration (in the order run)" : "the 10 fastest");
         for (size_t i = 0; i < r->ncandidates && (all || i < 10); i++)
             candidate_line(out, order[i], best);
         if (!all && !order[0]->is_default) candidate_line(out, &r->candidates[0], best);
@@ -238,9 +254,12 @@ static int db_list(bool json) {
     if (warning[0]) fprintf(stderr, "coalesce: warning: %s\n", warning);
     char path[1024] = "";
     co_tune_db_path(path, sizeof path);
-    if (json) fputs("[", stdout);
-    else if (!n) printf("no tuned configurations in %s\n", path);
-    else printf("%s: %zu tuned configurations\n", path, n);
+    if (json)
+        fputs("[", stdout);
+    else if (!n)
+        printf("no tuned configurations in %s\n", path);
+    else
+        printf("%s: %zu tuned configurations\n", path, n);
     for (size_t i = 0; i < n; i++) {
         char date[40];
         report_date(date, sizeof date, e[i].tuned_at);
@@ -256,11 +275,11 @@ static int db_list(bool json) {
                    100 * e[i].covered, date);
             continue;
         }
-        const char *keys[] = {"backend", "device_name", "driver", "workload", "variant",
-                              "size_class", "sizes", "params", "strategy", "tuned_at_text"};
-        const char *vals[] = {e[i].backend, e[i].device_name, e[i].driver, e[i].workload,
-                              e[i].variant, e[i].size_class, e[i].sizes, e[i].params,
-                              e[i].strategy, date};
+        const char *keys[] = {"backend",    "device_name", "driver", "workload", "variant",
+                              "size_class", "sizes",       "params", "strategy", "tuned_at_text"};
+        const char *vals[] = {
+            e[i].backend,    e[i].device_name, e[i].driver, e[i].workload, e[i].variant,
+            e[i].size_class, e[i].sizes,       e[i].params, e[i].strategy, date};
         fputs(i ? ",\n {" : "{", stdout);
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             fprintf(stdout, "%s\"%s\": ", k ? ", " : "", keys[k]);
@@ -380,16 +399,27 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
                 co_option opts[SET_WORDS];
                 size_t nopts = co_parse_options(sets[s], store, sizeof store, opts, SET_WORDS);
                 tune_ui ui = {.a = a};
-                snprintf(ui.what, sizeof ui.what, "%s/%s on %s (%s)", workload, variant,
-                         info->spec, sets[s]);
+                snprintf(ui.what, sizeof ui.what, "%s/%s on %s (%s)", workload, variant, info->spec,
+                         sets[s]);
                 co_tune_config cfg = {
-                    .run = {.workload = workload, .variant = variant, .device = idx[d],
-                            .options = opts, .noptions = nopts, .params = a->params,
-                            .nparams = a->nparams, .reps = a->reps, .warmup = a->warmup,
-                            .seed = a->seed, .progress = on_run, .progress_user = (void *)a},
-                    .budget_s = a->budget_s, .strategy = pre ? "full" : a->strategy,
-                    .values = pre ? &pre->value : NULL, .nvalues = pre ? 1 : 0,
-                    .on_candidate = on_candidate, .user = &ui,
+                    .run = {.workload = workload,
+                            .variant = variant,
+                            .device = idx[d],
+                            .options = opts,
+                            .noptions = nopts,
+                            .params = a->params,
+                            .nparams = a->nparams,
+                            .reps = a->reps,
+                            .warmup = a->warmup,
+                            .seed = a->seed,
+                            .progress = on_run,
+                            .progress_user = (void *)a},
+                    .budget_s = a->budget_s,
+                    .strategy = pre ? "full" : a->strategy,
+                    .values = pre ? &pre->value : NULL,
+                    .nvalues = pre ? 1 : 0,
+                    .on_candidate = on_candidate,
+                    .user = &ui,
                 };
                 if (a->line_on) {
                     char text[256];
@@ -406,7 +436,8 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
                     break;
                 }
                 any = true;
-                if (st && st != CO_ERR_INTERRUPTED) fprintf(stderr, "coalesce: %s\n", co_last_error());
+                if (st && st != CO_ERR_INTERRUPTED)
+                    fprintf(stderr, "coalesce: %s\n", co_last_error());
                 if (r) {
                     if (a->json) {
                         fputs(printed++ ? ",\n " : "", stdout);

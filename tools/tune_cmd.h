@@ -10,12 +10,12 @@ typedef struct tune_args {
     const char *device, *variants; /* NULL: as run (opencl, else omp); the device's default */
     const char *const *sets;       /* the problems: option sets "m=1 n=2" (none: bench's) */
     size_t nsets;
-    const co_option *params;       /* tunables held fixed */
+    const co_option *params; /* tunables held fixed */
     size_t nparams;
     unsigned reps, warmup;
     uint64_t seed;
     bool json, list;
-    double budget_s;               /* 0: the library's (60 s) */
+    double budget_s; /* 0: the library's (60 s) */
     const char *strategy, *preset, *export_file, *import_file;
     /* From the tool: the progress line (on a terminal), Ctrl-C. */
     bool line_on;

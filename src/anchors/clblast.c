@@ -19,10 +19,10 @@ co_status gemm_run_clblast(co_job *job) {
     const co_array *arr = job->prob->arrays;
     cl_command_queue queue = co_opencl_queue(job->dev);
     double t0 = co_now_ms();
-    CLBlastStatusCode status = CLBlastSgemm(
-        CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
-        co_opencl_mem(arr[GEMM_A].buf), 0, k, co_opencl_mem(arr[GEMM_B].buf), 0, n, 0.0f,
-        co_opencl_mem(arr[GEMM_C].buf), 0, n, &queue, NULL);
+    CLBlastStatusCode status =
+        CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
+                     co_opencl_mem(arr[GEMM_A].buf), 0, k, co_opencl_mem(arr[GEMM_B].buf), 0, n,
+                     0.0f, co_opencl_mem(arr[GEMM_C].buf), 0, n, &queue, NULL);
     if (status != CLBlastSuccess)
         return co_fail(CO_ERR_DEVICE, "CLBlastSgemm failed with status %d", (int)status);
     cl_int err = clFinish(queue);

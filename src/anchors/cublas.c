@@ -15,16 +15,16 @@
 #include "backend/cuda/cuda_access.h"
 
 /* X(field, symbol, parameters); every entry returns cublasStatus_t. */
-#define BLAS_FUNCS(X)                                                                       \
-    X(Create, "cublasCreate_v2", (cublasHandle_t *))                                        \
-    X(Destroy, "cublasDestroy_v2", (cublasHandle_t))                                        \
-    X(SetStream, "cublasSetStream_v2", (cublasHandle_t, cudaStream_t))                      \
-    X(SetMathMode, "cublasSetMathMode", (cublasHandle_t, cublasMath_t))                     \
-    X(Sgemm, "cublasSgemm_v2",                                                              \
-      (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float *,  \
+#define BLAS_FUNCS(X)                                                                              \
+    X(Create, "cublasCreate_v2", (cublasHandle_t *))                                               \
+    X(Destroy, "cublasDestroy_v2", (cublasHandle_t))                                               \
+    X(SetStream, "cublasSetStream_v2", (cublasHandle_t, cudaStream_t))                             \
+    X(SetMathMode, "cublasSetMathMode", (cublasHandle_t, cublasMath_t))                            \
+    X(Sgemm, "cublasSgemm_v2",                                                                     \
+      (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float *,         \
        const float *, int, const float *, int, const float *, float *, int))
 
-#define FIELD(field, sym, params) cublasStatus_t (*field) params;
+#define FIELD(field, sym, params) cublasStatus_t(*field) params;
 static struct { BLAS_FUNCS(FIELD) } blas;
 #undef FIELD
 
@@ -35,8 +35,7 @@ static char blas_why[256];
 /* Opened once and kept open, like the driver (not thread-safe: the first
  * call comes from the runner's single thread). */
 static bool blas_open(void) {
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                                        NULL};
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     if (blas_tried) return blas_lib != NULL;
     blas_tried = true;
     void *lib = co_cuda_dlopen(names);
@@ -44,11 +43,11 @@ static bool blas_open(void) {
         snprintf(blas_why, sizeof blas_why, "%s not found (no cuBLAS installed)", names[0]);
         return false;
     }
-#define RESOLVE(field, sym, params)                                                         \
-    if (!(blas.field = (cublasStatus_t(*) params)co_cuda_dlsym(lib, sym))) {                \
-        snprintf(blas_why, sizeof blas_why, "libcublas lacks %s (too old)", sym);           \
-        dlclose(lib);                                                                       \
-        return false;                                                                       \
+#define RESOLVE(field, sym, params)                                                                \
+    if (!(blas.field = (cublasStatus_t(*) params)co_cuda_dlsym(lib, sym))) {                       \
+        snprintf(blas_why, sizeof blas_why, "libcublas lacks %s (too old)", sym);                  \
+        dlclose(lib);                                                                              \
+        return false;                                                                              \
     }
     BLAS_FUNCS(RESOLVE)
 #undef RESOLVE
@@ -58,6 +57,7 @@ static bool blas_open(void) {
 
 static const char *status_name(cublasStatus_t s) {
     switch (s) {
+// clang-format off
 #define S(x) case x: return #x;
         S(CUBLAS_STATUS_SUCCESS) S(CUBLAS_STATUS_NOT_INITIALIZED) S(CUBLAS_STATUS_ALLOC_FAILED)
         S(CUBLAS_STATUS_INVALID_VALUE) S(CUBLAS_STATUS_ARCH_MISMATCH)
@@ -65,7 +65,8 @@ static const char *status_name(cublasStatus_t s) {
         S(CUBLAS_STATUS_INTERNAL_ERROR) S(CUBLAS_STATUS_NOT_SUPPORTED)
         S(CUBLAS_STATUS_LICENSE_ERROR)
 #undef S
-    default: break; /* a status newer than this file */
+        default: break; /* a status newer than this file */
+        // clang-format on
     }
     return "unknown cuBLAS status";
 }
@@ -120,8 +121,8 @@ co_status gemm_run_cublas(co_job *job) {
     size_t m, n, k;
     gemm_dims(job->prob, &m, &n, &k);
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-        return co_fail(CO_ERR_LIMIT, "cuBLAS takes sizes up to %d, asked %zu x %zu x %zu",
-                       INT_MAX, m, n, k);
+        return co_fail(CO_ERR_LIMIT, "cuBLAS takes sizes up to %d, asked %zu x %zu x %zu", INT_MAX,
+                       m, n, k);
     cublasHandle_t h;
     co_status st = device_handle(job->dev, &h);
     if (!st) st = co_cuda_make_current(job->dev);
@@ -136,8 +137,7 @@ co_status gemm_run_cublas(co_job *job) {
     float *c = (float *)(uintptr_t)co_cuda_ptr(job->prob->arrays[GEMM_C].buf);
     double ms = 0;
     if ((st = co_cuda_timer_start(job->dev))) return st;
-    if ((st = BLAS(Sgemm, (h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, N, a, K, &beta, c,
-                           N))))
+    if ((st = BLAS(Sgemm, (h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, N, a, K, &beta, c, N))))
         return st;
     if ((st = co_cuda_timer_stop(job->dev, &ms))) return st;
     co_job_add_time(job, ms);

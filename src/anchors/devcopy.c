@@ -17,8 +17,8 @@ static co_status opencl_copy(co_job *job, co_buf *dst, co_buf *src, size_t bytes
     cl_event ev = NULL;
     cl_ulong t0 = 0, t1 = 0;
     const char *call = "clEnqueueCopyBuffer";
-    cl_int err = clEnqueueCopyBuffer(queue, co_opencl_mem(src), co_opencl_mem(dst), 0, 0, bytes,
-                                     0, NULL, &ev);
+    cl_int err = clEnqueueCopyBuffer(queue, co_opencl_mem(src), co_opencl_mem(dst), 0, 0, bytes, 0,
+                                     NULL, &ev);
     if (err == CL_SUCCESS) call = "clWaitForEvents", err = clWaitForEvents(1, &ev);
     if (err == CL_SUCCESS) {
         call = "clGetEventProfilingInfo";
@@ -107,6 +107,7 @@ co_status copy_run_api(co_job *job) {
         return st;
     }
     (void)src, (void)dst, (void)bytes, (void)on;
-    return co_fail(CO_ERR_UNSUPPORTED, "copy/api runs on OpenCL, CUDA and Vulkan devices (this is %s)",
+    return co_fail(CO_ERR_UNSUPPORTED,
+                   "copy/api runs on OpenCL, CUDA and Vulkan devices (this is %s)",
                    job->dev->info.spec);
 }

@@ -13,9 +13,9 @@ co_status gemm_run_openblas(co_job *job) {
     size_t m, n, k;
     gemm_dims(job->prob, &m, &n, &k);
     const co_array *arr = job->prob->arrays;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k,
-                1.0f, arr[GEMM_A].host, (blasint)k, arr[GEMM_B].host, (blasint)n, 0.0f,
-                arr[GEMM_C].host, (blasint)n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f,
+                arr[GEMM_A].host, (blasint)k, arr[GEMM_B].host, (blasint)n, 0.0f, arr[GEMM_C].host,
+                (blasint)n);
     return CO_OK;
 }
 #else

@@ -12,13 +12,18 @@ typedef struct co_program co_program; /* a built kernel source, defined by the b
 typedef struct co_kernel co_kernel;   /* one entry point of a program */
 typedef struct co_pinned co_pinned;   /* page-locked host memory, defined by the backend */
 
-typedef struct co_img co_img;         /* a 2D image read through the texture path (optional) */
+typedef struct co_img co_img; /* a 2D image read through the texture path (optional) */
 
 /* CO_ARG_LOCAL: `bytes` of local memory for the kernel parameter declared
  * CO_LOCAL_ARG(T, name) (kernels/dialect.h), at most one per kernel (CUDA
  * has one dynamic shared memory block); up to local_mem_arg_bytes. */
 typedef enum co_arg_kind {
-    CO_ARG_BUF, CO_ARG_INT, CO_ARG_UINT, CO_ARG_FLOAT, CO_ARG_IMAGE, CO_ARG_LOCAL
+    CO_ARG_BUF,
+    CO_ARG_INT,
+    CO_ARG_UINT,
+    CO_ARG_FLOAT,
+    CO_ARG_IMAGE,
+    CO_ARG_LOCAL
 } co_arg_kind;
 
 /* Image pixel formats: one float channel, or RGBA of 8-bit unsigned
@@ -66,8 +71,8 @@ typedef struct co_backend {
 
     /* Compile `source` (named `name` for messages) with `defines`
      * ("-DTS=16 -DWPT=8"). On failure: CO_ERR_BUILD with the build log. */
-    co_status (*build)(co_device *dev, const char *name, const char *source,
-                       const char *defines, co_program **out);
+    co_status (*build)(co_device *dev, const char *name, const char *source, const char *defines,
+                       co_program **out);
     void (*program_free)(co_device *dev, co_program *prog);
     /* The program owns the kernel: it is freed with the program. */
     co_status (*kernel)(co_device *dev, co_program *prog, const char *entry, co_kernel **out);
@@ -76,8 +81,7 @@ typedef struct co_backend {
      * convention) and wait for it. If kernel_ms is not NULL it receives the
      * kernel's time from device events. */
     co_status (*launch)(co_device *dev, co_kernel *kernel, unsigned dims, const size_t global[3],
-                        const size_t local[3], size_t nargs, const co_arg *args,
-                        double *kernel_ms);
+                        const size_t local[3], size_t nargs, const co_arg *args, double *kernel_ms);
 
     /* Optional 2D images (NULL where the backend has none). image_support:
      * whether this device reads images, and if not why. image_copy_from_buffer
@@ -124,7 +128,7 @@ struct co_device {
     void *impl; /* backend state */
     co_program_entry *programs;
     size_t nprograms, cap_programs;
-    co_peak peak; /* its ceilings, once measured or read from the cache */
+    co_peak peak;   /* its ceilings, once measured or read from the cache */
     int peak_state; /* 0: not yet looked for, 1: peak holds them, -1: measuring failed */
 };
 
@@ -178,8 +182,8 @@ co_status co_tool_run(const char *tool, const char *args, char **out, int *statu
  * the occupancy, from r's registers and shared memory (ptxas's figures,
  * where there is no device to ask); also the largest group its registers
  * allow. */
-void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info,
-                              const size_t local[3], size_t dynamic_local);
+void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info, const size_t local[3],
+                              size_t dynamic_local);
 
 /* Registration entries, one per backend folder. */
 const co_backend *co_backend_c(void);

@@ -68,7 +68,8 @@ co_status co_api_create(void **state) {
 void co_api_destroy(void *state) {
     api_state *a = state;
     if (!a) return;
-    for (size_t i = 0; i < a->naux; i++) a->aux[i].dev->backend->free((co_device *)a->aux[i].dev, a->aux[i].buf);
+    for (size_t i = 0; i < a->naux; i++)
+        a->aux[i].dev->backend->free((co_device *)a->aux[i].dev, a->aux[i].buf);
     pthread_mutex_destroy(&a->lock);
     free(a);
 }
@@ -108,17 +109,21 @@ static co_status down(api_state *a, co_device *dev, void *dst, co_buf *src, size
 static co_status buffer_create(co_context *ctx, size_t device, size_t bytes, co_buffer **out) {
     co_device *dev = co_context_device(ctx, device);
     if (!dev)
-        return co_fail(CO_ERR_INVALID, "co_buffer_create: device index %zu is out of range (%zu "
-                       "devices)", device, co_device_count(ctx));
+        return co_fail(CO_ERR_INVALID,
+                       "co_buffer_create: device index %zu is out of range (%zu "
+                       "devices)",
+                       device, co_device_count(ctx));
     if (dev->info.max_alloc_bytes && bytes > dev->info.max_alloc_bytes)
-        return co_fail(CO_ERR_LIMIT, "co_buffer_create: %zu bytes are over the largest "
-                       "allocation of %s (%zu bytes)", bytes, dev->info.spec,
-                       dev->info.max_alloc_bytes);
+        return co_fail(CO_ERR_LIMIT,
+                       "co_buffer_create: %zu bytes are over the largest "
+                       "allocation of %s (%zu bytes)",
+                       bytes, dev->info.spec, dev->info.max_alloc_bytes);
     co_buffer *b = calloc(1, sizeof *b);
     if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
     *b = (co_buffer){.ctx = ctx, .device = device, .dev = dev, .bytes = bytes};
     co_status st = CO_OK;
-    if (on_device(dev)) st = dev->backend->alloc(dev, bytes, &b->buf);
+    if (on_device(dev))
+        st = dev->backend->alloc(dev, bytes, &b->buf);
     else if (!(b->host = host_alloc(bytes, false)))
         st = co_fail(CO_ERR_NOMEM, "co_buffer_create: cannot allocate %zu bytes of host memory",
                      bytes);
@@ -167,8 +172,10 @@ static co_status transfer(const char *fn, co_buffer *b, void *host, size_t bytes
         st = upload ? up(a, b->dev, b->buf, host, bytes) : down(a, b->dev, host, b->buf, bytes);
     } else { /* host devices: a copy all the same, counted as one */
         memcpy(upload ? b->host : host, upload ? host : b->host, bytes);
-        if (upload) a->copies.uploads++, a->copies.upload_bytes += bytes;
-        else a->copies.downloads++, a->copies.download_bytes += bytes;
+        if (upload)
+            a->copies.uploads++, a->copies.upload_bytes += bytes;
+        else
+            a->copies.downloads++, a->copies.download_bytes += bytes;
     }
     unlock(a);
     return st;
@@ -256,22 +263,26 @@ static co_status check_mem(const call *c, co_mem m, const char *name, size_t nee
         return co_fail(CO_ERR_INVALID, "%s: %s is a buffer of another context", c->fn, name);
     const bool shared = !on_device(m.buf->dev) && !on_device(c->dev); /* c and omp */
     if (m.buf->dev != c->dev && !shared)
-        return co_fail(CO_ERR_INVALID, "%s: %s is a buffer on %s, the call runs on %s (buffers "
-                       "are not moved between devices: download and upload it)", c->fn, name,
-                       m.buf->dev->info.spec, c->dev->info.spec);
+        return co_fail(CO_ERR_INVALID,
+                       "%s: %s is a buffer on %s, the call runs on %s (buffers "
+                       "are not moved between devices: download and upload it)",
+                       c->fn, name, m.buf->dev->info.spec, c->dev->info.spec);
     if (m.buf->bytes < need)
-        return co_fail(CO_ERR_INVALID, "%s: %s is a buffer of %zu bytes, the call needs %zu",
-                       c->fn, name, m.buf->bytes, need);
+        return co_fail(CO_ERR_INVALID, "%s: %s is a buffer of %zu bytes, the call needs %zu", c->fn,
+                       name, m.buf->bytes, need);
     return CO_OK;
 }
 
-static co_status call_begin(call *c, const char *fn, co_context *ctx, api_state *a,
-                            size_t device, const char *workload, const char *variant,
-                            const co_option *opts, size_t nopts) {
+static co_status call_begin(call *c, const char *fn, co_context *ctx, api_state *a, size_t device,
+                            const char *workload, const char *variant, const co_option *opts,
+                            size_t nopts) {
     memset(c, 0, sizeof *c);
     c->fn = fn, c->ctx = ctx, c->a = a, c->device = device;
-    co_run_config cfg = {.workload = workload, .variant = variant, .device = device,
-                         .options = opts, .noptions = nopts};
+    co_run_config cfg = {.workload = workload,
+                         .variant = variant,
+                         .device = device,
+                         .options = opts,
+                         .noptions = nopts};
     co_status st = co_job_setup(fn, ctx, &cfg, &c->wl, &c->dev, &c->job);
     if (st) return st;
     c->p.wl = c->wl;
@@ -305,7 +316,8 @@ static co_buf *aux_buffer(call *c, size_t index, co_status *st) {
             return a->aux[i].buf;
     co_buf *buf = NULL;
     void *zero = host_alloc(bytes, true);
-    *st = zero ? c->dev->backend->alloc(c->dev, bytes, &buf) : co_fail(CO_ERR_NOMEM, "out of host memory");
+    *st = zero ? c->dev->backend->alloc(c->dev, bytes, &buf)
+               : co_fail(CO_ERR_NOMEM, "out of host memory");
     if (!*st) *st = up(a, c->dev, buf, zero, bytes); /* once per device */
     free(zero);
     if (*st) {
@@ -359,8 +371,10 @@ static co_status place(call *c, bool check) {
         const bool input = !x->output && !x->scratch;
         void *host = NULL;
         if (!device) {
-            if (s->bound) host = host_of(s->mem);
-            else if ((host = host_alloc(x->bytes, true))) s->own_host = true;
+            if (s->bound)
+                host = host_of(s->mem);
+            else if ((host = host_alloc(x->bytes, true)))
+                s->own_host = true;
         } else if (s->bound && s->mem.buf) {
             x->buf = s->mem.buf->buf;
             if (check && (host = host_alloc(x->bytes, false))) s->own_host = true;
@@ -379,8 +393,8 @@ static co_status place(call *c, bool check) {
                 s->own_host = true;
         }
         if (!st && !host && (!device || (check && !x->scratch)))
-            st = co_fail(CO_ERR_NOMEM, "%s: cannot allocate %zu bytes of host memory for %s",
-                         c->fn, x->bytes, x->name);
+            st = co_fail(CO_ERR_NOMEM, "%s: cannot allocate %zu bytes of host memory for %s", c->fn,
+                         x->bytes, x->name);
         x->host = host;
         if (x->bind) *x->bind = host;
     }
@@ -410,9 +424,10 @@ static co_status call_run(call *c, bool verify) {
     char what[64] = "";
     if ((st = c->wl->verify(p, &err, &tol, what, sizeof what))) return st;
     if (!(err <= tol))
-        return co_fail(CO_ERR_VERIFY, "%s: %s/%s on %s: error %.3g is over the tolerance %.3g "
-                       "(%s check)", c->fn, c->wl->name, c->job.var->name, c->dev->info.spec,
-                       err, tol, what);
+        return co_fail(CO_ERR_VERIFY,
+                       "%s: %s/%s on %s: error %.3g is over the tolerance %.3g "
+                       "(%s check)",
+                       c->fn, c->wl->name, c->job.var->name, c->dev->info.spec, err, tol, what);
     return CO_OK;
 }
 
@@ -446,9 +461,11 @@ static co_status helper_launch(call *c, const char *entry, size_t gx, size_t gy,
                                const co_arg *args) {
     /* kernels/api.cl has no GLSL twin yet. */
     if (co_device_on(c->dev) == CO_ON_VULKAN)
-        return co_fail(CO_ERR_UNSUPPORTED, "the library's strided rows, packing and alpha/beta "
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "the library's strided rows, packing and alpha/beta "
                        "(%s) do not run on Vulkan devices yet (%s): pass packed row-major data, "
-                       "or use an OpenCL, CUDA or host device", entry, c->dev->info.spec);
+                       "or use an OpenCL, CUDA or host device",
+                       entry, c->dev->info.spec);
     co_job job = {.dev = c->dev, .var = c->job.var};
     co_kernel *k;
     const size_t g[3] = {gx, gy, 1}, l[3] = {16, 16, 1};
@@ -465,12 +482,11 @@ static co_status copy_rows(call *c, co_mem dst, size_t dst_stride, co_mem src, s
     unsigned char *d = host_of(dst);
     const unsigned char *s = host_of(src);
     if (d && s) {
-        for (size_t y = 0; y < rows; y++)
-            memcpy(d + y * dst_stride, s + y * src_stride, row_bytes);
+        for (size_t y = 0; y < rows; y++) memcpy(d + y * dst_stride, s + y * src_stride, row_bytes);
         return CO_OK;
     }
     if (!d && !s) {
-        const co_arg args[] = {CO_INT(row_bytes), CO_INT(rows), CO_BUF(src.buf->buf),
+        const co_arg args[] = {CO_INT(row_bytes),  CO_INT(rows),         CO_BUF(src.buf->buf),
                                CO_INT(src_stride), CO_BUF(dst.buf->buf), CO_INT(dst_stride)};
         return helper_launch(c, "api_rows", row_bytes, rows, 6, args);
     }
@@ -482,7 +498,8 @@ static co_status copy_rows(call *c, co_mem dst, size_t dst_stride, co_mem src, s
     if (!stage) return co_fail(CO_ERR_NOMEM, "%s: out of host memory", c->fn);
     co_status st;
     if (s) {
-        for (size_t y = 0; y < rows; y++) memcpy(stage + y * row_bytes, s + y * src_stride, row_bytes);
+        for (size_t y = 0; y < rows; y++)
+            memcpy(stage + y * row_bytes, s + y * src_stride, row_bytes);
         st = up(c->a, c->dev, dst.buf->buf, stage, span);
     } else {
         st = down(c->a, c->dev, stage, src.buf->buf, span);
@@ -499,8 +516,8 @@ static co_status pack(call *c, co_buffer *dst, co_mem src, size_t ld, bool trans
     const float *s = host_of(src);
     float *d = dst->host, *stage = NULL;
     if (!s) {
-        const co_arg args[] = {CO_INT(rows), CO_INT(cols), CO_BUF(src.buf->buf), CO_INT(ld),
-                               CO_INT(trans), CO_BUF(dst->buf)};
+        const co_arg args[] = {CO_INT(rows), CO_INT(cols),  CO_BUF(src.buf->buf),
+                               CO_INT(ld),   CO_INT(trans), CO_BUF(dst->buf)};
         return helper_launch(c, "api_pack", cols, rows, 6, args);
     }
     if (!d && !(d = stage = host_alloc(rows * cols * sizeof(float), false)))
@@ -517,8 +534,12 @@ static co_status axpby(call *c, co_mem cm, size_t ldc, co_buffer *pb, float alph
                        size_t rows, size_t cols) {
     float *cc = host_of(cm);
     if (!cc) {
-        const co_arg args[] = {CO_INT(rows), CO_INT(cols), CO_FLOAT(alpha), CO_FLOAT(beta),
-                               CO_BUF(pb ? pb->buf : cm.buf->buf), CO_BUF(cm.buf->buf),
+        const co_arg args[] = {CO_INT(rows),
+                               CO_INT(cols),
+                               CO_FLOAT(alpha),
+                               CO_FLOAT(beta),
+                               CO_BUF(pb ? pb->buf : cm.buf->buf),
+                               CO_BUF(cm.buf->buf),
                                CO_INT(ldc)};
         return helper_launch(c, "api_axpby", cols, rows, 7, args);
     }
@@ -543,9 +564,9 @@ static co_status axpby(call *c, co_mem cm, size_t ldc, co_buffer *pb, float alph
 
 /* ---- argument checks shared by the calls ---- */
 
-#define ARG(cond, ...)                                                                         \
-    do {                                                                                       \
-        if (cond) return co_fail(CO_ERR_INVALID, __VA_ARGS__);                                 \
+#define ARG(cond, ...)                                                                             \
+    do {                                                                                           \
+        if (cond) return co_fail(CO_ERR_INVALID, __VA_ARGS__);                                     \
     } while (0)
 
 /* a * b (* c) without wrapping: the number of bytes of an operand. */
@@ -606,7 +627,8 @@ static co_status sgemm_locked(co_context *ctx, api_state *a, size_t device, cons
     if (st) return call_end(&c, st);
     /* Spans of the stored matrices: rows of A are op(A)'s (ta: its columns). */
     const size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
-    const size_t aspan = (ar - 1) * lda + ac, bspan = (br - 1) * ldb + bc, cspan = (m - 1) * ldc + n;
+    const size_t aspan = (ar - 1) * lda + ac, bspan = (br - 1) * ldb + bc,
+                 cspan = (m - 1) * ldc + n;
     if ((st = check_mem(&c, am, "a", aspan * sizeof(float))) ||
         (st = check_mem(&c, bm, "b", bspan * sizeof(float))) ||
         (st = check_mem(&c, cm, "c", cspan * sizeof(float))))
@@ -636,24 +658,35 @@ static co_status sgemm_locked(co_context *ctx, api_state *a, size_t device, cons
 
 co_status co_sgemm_ex(co_context *ctx, size_t device, const char *variant, co_layout layout,
                       co_transpose trans_a, co_transpose trans_b, size_t m, size_t n, size_t k,
-                      float alpha, co_mem a, size_t lda, co_mem b, size_t ldb, float beta,
-                      co_mem c, size_t ldc) {
+                      float alpha, co_mem a, size_t lda, co_mem b, size_t ldb, float beta, co_mem c,
+                      size_t ldc) {
     static const char *const fn = "co_sgemm_ex";
     ARG(!ctx, "%s: ctx is NULL", fn);
-    ARG(layout != CO_ROW_MAJOR && layout != CO_COL_MAJOR, "%s: layout %d is neither "
-        "CO_ROW_MAJOR nor CO_COL_MAJOR", fn, (int)layout);
-    ARG((trans_a != CO_NO_TRANS && trans_a != CO_TRANS) || (trans_b != CO_NO_TRANS && trans_b != CO_TRANS),
+    ARG(layout != CO_ROW_MAJOR && layout != CO_COL_MAJOR,
+        "%s: layout %d is neither "
+        "CO_ROW_MAJOR nor CO_COL_MAJOR",
+        fn, (int)layout);
+    ARG((trans_a != CO_NO_TRANS && trans_a != CO_TRANS) ||
+            (trans_b != CO_NO_TRANS && trans_b != CO_TRANS),
         "%s: trans_%s is %d (CO_NO_TRANS or CO_TRANS)", fn,
         trans_a != CO_NO_TRANS && trans_a != CO_TRANS ? "a" : "b",
         (int)(trans_a != CO_NO_TRANS && trans_a != CO_TRANS ? trans_a : trans_b));
-    ARG(!m || !n || !k, "%s: %s is 0 (m, n and k must be at least 1)", fn, !m ? "m" : !n ? "n" : "k");
-    ARG(!isfinite(alpha) || !isfinite(beta), "%s: %s is not finite", fn, !isfinite(alpha) ? "alpha" : "beta");
+    ARG(!m || !n || !k, "%s: %s is 0 (m, n and k must be at least 1)", fn,
+        !m   ? "m"
+        : !n ? "n"
+             : "k");
+    ARG(!isfinite(alpha) || !isfinite(beta), "%s: %s is not finite", fn,
+        !isfinite(alpha) ? "alpha" : "beta");
     const bool row = layout == CO_ROW_MAJOR, ta = trans_a == CO_TRANS, tb = trans_b == CO_TRANS;
     /* The stored matrices, rows x cols, and the least leading dimension. */
-    const struct { const char *name; size_t rows, cols, ld; } mat[3] = {
+    const struct {
+        const char *name;
+        size_t rows, cols, ld;
+    } mat[3] = {
         {"a", ta ? k : m, ta ? m : k, lda}, {"b", tb ? n : k, tb ? k : n, ldb}, {"c", m, n, ldc}};
     for (int i = 0; i < 3; i++) {
-        const size_t least = row ? mat[i].cols : mat[i].rows, lines = row ? mat[i].rows : mat[i].cols;
+        const size_t least = row ? mat[i].cols : mat[i].rows,
+                     lines = row ? mat[i].rows : mat[i].cols;
         size_t x;
         ARG(mat[i].ld < least, "%s: ld%s = %zu is under the %zu %s of %s (%s)", fn, mat[i].name,
             mat[i].ld, least, row ? "columns" : "rows", mat[i].name,
@@ -665,10 +698,10 @@ co_status co_sgemm_ex(co_context *ctx, size_t device, const char *variant, co_la
     api_state *st_a = lock(ctx);
     /* Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
      * same memory read as row-major with the operands swapped. */
-    co_status st = row ? sgemm_locked(ctx, st_a, device, variant, ta, tb, m, n, k, alpha, a, lda,
-                                      b, ldb, beta, c, ldc)
-                       : sgemm_locked(ctx, st_a, device, variant, tb, ta, n, m, k, alpha, b, ldb,
-                                      a, lda, beta, c, ldc);
+    co_status st = row ? sgemm_locked(ctx, st_a, device, variant, ta, tb, m, n, k, alpha, a, lda, b,
+                                      ldb, beta, c, ldc)
+                       : sgemm_locked(ctx, st_a, device, variant, tb, ta, n, m, k, alpha, b, ldb, a,
+                                      lda, beta, c, ldc);
     unlock(st_a);
     return st;
 }
@@ -680,7 +713,9 @@ co_status co_sgemm(co_context *ctx, size_t device, const char *variant, size_t m
         return co_fail(CO_ERR_INVALID, "co_sgemm: matrix %s is NULL", !a ? "a" : !b ? "b" : "c");
     if (!m || !n || !k)
         return co_fail(CO_ERR_INVALID, "co_sgemm: %s is 0 (m, n and k must be at least 1)",
-                       !m ? "m" : !n ? "n" : "k");
+                       !m   ? "m"
+                       : !n ? "n"
+                            : "k");
     /* Before the workload's own limits: their products must not wrap. */
     const size_t dims[3][2] = {{m, k}, {k, n}, {m, n}};
     static const char *const names[3] = {"m x k", "k x n", "m x n"};
@@ -747,8 +782,8 @@ co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size
     static const char *const fn = "co_grayscale";
     ARG(!ctx, "%s: ctx is NULL", fn);
     ARG(!width || !height, "%s: %s is 0", fn, !width ? "width" : "height");
-    ARG(width > INT_MAX / 4 || height > INT_MAX, "%s: %zux%zu is over the kernels' int indices",
-        fn, width, height);
+    ARG(width > INT_MAX / 4 || height > INT_MAX, "%s: %zux%zu is over the kernels' int indices", fn,
+        width, height);
     size_t in_span, out_span;
     co_status st = check_rows(fn, "rgba", 4 * width, height, rgba_stride, &in_span);
     if (!st) st = check_rows(fn, "gray", width, height, gray_stride, &out_span);
@@ -763,7 +798,8 @@ co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size
     if (!st) st = bind_rows(&c, 0, rgba, "rgba", 4 * width, height, rgba_stride, in_span, &in);
     if (!st) st = bind_rows(&c, 1, gray, "gray", width, height, gray_stride, out_span, &out);
     if (!st) st = call_run(&c, true);
-    if (!st && gray_stride != width) st = copy_rows(&c, gray, gray_stride, out, width, width, height);
+    if (!st && gray_stride != width)
+        st = copy_rows(&c, gray, gray_stride, out, width, width, height);
     st = call_end(&c, st);
     unlock(a);
     return st;
@@ -777,19 +813,26 @@ co_status co_boxfilter(co_context *ctx, size_t device, const char *variant, co_f
     ARG(!ctx, "%s: ctx is NULL", fn);
     ARG(format != CO_FORMAT_F32 && format != CO_FORMAT_RGBA8,
         "%s: format %d is neither CO_FORMAT_F32 nor CO_FORMAT_RGBA8", fn, (int)format);
-    ARG((unsigned)border > CO_BORDER_ZERO, "%s: border %d is not a co_border (clamp, "
-        "reflect101, zero)", fn, (int)border);
+    ARG((unsigned)border > CO_BORDER_ZERO,
+        "%s: border %d is not a co_border (clamp, "
+        "reflect101, zero)",
+        fn, (int)border);
     ARG(!width || !height, "%s: %s is 0", fn, !width ? "width" : "height");
-    ARG(width >= (1u << 28) || height >= (1u << 30), "%s: %zux%zu: width and height must be "
-        "under 2^28 and 2^30", fn, width, height);
+    ARG(width >= (1u << 28) || height >= (1u << 30),
+        "%s: %zux%zu: width and height must be "
+        "under 2^28 and 2^30",
+        fn, width, height);
     size_t in_span, out_span;
     co_status st = check_rows(fn, "in", 4 * width, height, in_stride, &in_span);
     if (!st) st = check_rows(fn, "out", 4 * width, height, out_stride, &out_span);
     if (st) return st;
     char sw[32], sh[32], sr[32];
-    fmt_size(sw, sizeof sw, width), fmt_size(sh, sizeof sh, height), fmt_size(sr, sizeof sr, radius);
+    fmt_size(sw, sizeof sw, width), fmt_size(sh, sizeof sh, height),
+        fmt_size(sr, sizeof sr, radius);
     /* The workload's options: its own range checks (radius) apply. */
-    const co_option opts[] = {{"width", sw}, {"height", sh}, {"radius", sr},
+    const co_option opts[] = {{"width", sw},
+                              {"height", sh},
+                              {"radius", sr},
                               {"border", borders[border]},
                               {"format", format == CO_FORMAT_F32 ? "f32" : "rgba8"}};
     api_state *a = lock(ctx);
@@ -838,8 +881,8 @@ static size_t collider_options(const co_collider *c, unsigned steps, co_option *
     snprintf(t[5], 40, "%.17g", c->vmax > 1e-9 ? c->vmax : 1e-9);
     snprintf(t[6], 40, "%.17g", c->dt);
     snprintf(t[7], 40, "%u", steps);
-    static const char *const names[] = {"balls", "radius", "radius-max", "width", "height",
-                                        "speed", "dt", "steps"};
+    static const char *const names[] = {"balls",  "radius", "radius-max", "width",
+                                        "height", "speed",  "dt",         "steps"};
     for (size_t i = 0; i < 8; i++) o[i] = (co_option){names[i], t[i]};
     o[8] = (co_option){"boundary", c->boundary == CO_BOUNDARY_PERIODIC ? "periodic" : "walls"};
     return 9;
@@ -852,8 +895,8 @@ static co_status collider_run(co_collider *c, api_state *a, unsigned steps, bool
     char t[8][40];
     const size_t no = collider_options(c, steps, o, t);
     call k;
-    co_status st = call_begin(&k, "co_collider_step", c->ctx, a, c->device,
-                              "collider", c->has_variant ? c->variant : NULL, o, no);
+    co_status st = call_begin(&k, "co_collider_step", c->ctx, a, c->device, "collider",
+                              c->has_variant ? c->variant : NULL, o, no);
     if (!st && steps) { /* zero steps: only the workload's checks of the options */
         st = bind(&k, 0, co_mem_buffer(c->state[c->cur]), "state");
         if (!st) st = bind(&k, 1, co_mem_buffer(c->props), "props");
@@ -879,8 +922,10 @@ static co_status collider_make(co_context *ctx, api_state *a, size_t device, con
     for (int i = 0; !st && i < 2; i++) {
         co_buffer *b = i ? c->props : c->state[0];
         const void *src = i ? (const void *)props : (const void *)state;
-        if (b->buf) st = up(a, b->dev, b->buf, src, b->bytes);
-        else memcpy(b->host, src, b->bytes);
+        if (b->buf)
+            st = up(a, b->dev, b->buf, src, b->bytes);
+        else
+            memcpy(b->host, src, b->bytes);
     }
     /* Zero steps: the workload's checks of the box, the radii and dt, once. */
     if (!st) st = collider_run(c, a, 0, false);
@@ -888,9 +933,9 @@ static co_status collider_make(co_context *ctx, api_state *a, size_t device, con
 }
 
 co_status co_collider_create(co_context *ctx, size_t device, const char *variant, size_t balls,
-                             double width, double height, double dt, const float *x,
-                             const float *y, const float *vx, const float *vy,
-                             const float *radius, const float *mass, co_collider **out) {
+                             double width, double height, double dt, const float *x, const float *y,
+                             const float *vx, const float *vy, const float *radius,
+                             const float *mass, co_collider **out) {
     static const char *const fn = "co_collider_create";
     ARG(!out, "%s: out is NULL", fn);
     *out = NULL;
@@ -898,10 +943,14 @@ co_status co_collider_create(co_context *ctx, size_t device, const char *variant
     ARG(!balls, "%s: balls is 0", fn);
     ARG(balls > (1u << 28), "%s: balls = %zu is over 2^28", fn, balls);
     ARG(!x || !y || !vx || !vy || !radius, "%s: %s is NULL", fn,
-        !x ? "x" : !y ? "y" : !vx ? "vx" : !vy ? "vy" : "radius");
+        !x    ? "x"
+        : !y  ? "y"
+        : !vx ? "vx"
+        : !vy ? "vy"
+              : "radius");
     ARG(!(width > 0) || !(height > 0) || !(dt > 0) || !isfinite(width + height + dt),
-        "%s: width, height and dt must be positive and finite (got %g, %g, %g)", fn, width,
-        height, dt);
+        "%s: width, height and dt must be positive and finite (got %g, %g, %g)", fn, width, height,
+        dt);
     co_collider *c = calloc(1, sizeof *c);
     float *state = malloc(4 * balls * sizeof(float)), *props = malloc(2 * balls * sizeof(float));
     if (!c || !state || !props) {
@@ -913,12 +962,13 @@ co_status co_collider_create(co_context *ctx, size_t device, const char *variant
     for (size_t i = 0; i < balls && !st; i++) {
         const float m = mass ? mass[i] : (float)(M_PI * radius[i] * radius[i]);
         if (!(radius[i] > 0) || !(m > 0) || !isfinite(x[i] + y[i] + vx[i] + vy[i] + m))
-            st = co_fail(CO_ERR_INVALID, "%s: ball %zu has radius %g, mass %g, position (%g, %g), "
-                         "velocity (%g, %g): radius and mass must be positive, all finite", fn, i,
-                         radius[i], m, x[i], y[i], vx[i], vy[i]);
+            st = co_fail(CO_ERR_INVALID,
+                         "%s: ball %zu has radius %g, mass %g, position (%g, %g), "
+                         "velocity (%g, %g): radius and mass must be positive, all finite",
+                         fn, i, radius[i], m, x[i], y[i], vx[i], vy[i]);
         else if (!(x[i] >= 0 && x[i] <= width && y[i] >= 0 && y[i] <= height))
-            st = co_fail(CO_ERR_INVALID, "%s: ball %zu at (%g, %g) is outside the %g x %g box",
-                         fn, i, x[i], y[i], width, height);
+            st = co_fail(CO_ERR_INVALID, "%s: ball %zu at (%g, %g) is outside the %g x %g box", fn,
+                         i, x[i], y[i], width, height);
         state[i] = x[i], state[balls + i] = y[i], state[2 * balls + i] = vx[i];
         state[3 * balls + i] = vy[i];
         props[i] = radius[i], props[balls + i] = m;
@@ -931,8 +981,10 @@ co_status co_collider_create(co_context *ctx, size_t device, const char *variant
         unlock(a);
     }
     free(state), free(props);
-    if (st) collider_free(c);
-    else *out = c;
+    if (st)
+        collider_free(c);
+    else
+        *out = c;
     return st;
 }
 
@@ -947,8 +999,13 @@ co_status co_collider_create_random(co_context *ctx, size_t device, const char *
     ARG(!balls, "%s: balls is 0", fn);
     co_collider *c = calloc(1, sizeof *c);
     if (!c) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    *c = (co_collider){.n = balls, .w = width, .h = height, .dt = dt, .rmin = radius,
-                       .rmax = radius_max, .vmax = speed};
+    *c = (co_collider){.n = balls,
+                       .w = width,
+                       .h = height,
+                       .dt = dt,
+                       .rmin = radius,
+                       .rmax = radius_max,
+                       .vmax = speed};
     /* The workload's own generator, on a problem of host arrays. */
     co_option o[9];
     char t[8][40];
@@ -1007,7 +1064,8 @@ co_status co_collider_set_boundary(co_collider *c, co_boundary boundary) {
     ARG(!c, "co_collider_set_boundary: c is NULL");
     ARG(boundary != CO_BOUNDARY_WALLS && boundary != CO_BOUNDARY_PERIODIC,
         "co_collider_set_boundary: boundary %d is neither CO_BOUNDARY_WALLS nor "
-        "CO_BOUNDARY_PERIODIC", (int)boundary);
+        "CO_BOUNDARY_PERIODIC",
+        (int)boundary);
     api_state *a = lock(c->ctx);
     c->boundary = boundary;
     unlock(a);
@@ -1036,17 +1094,23 @@ struct co_raytracer {
     co_rt_scene scene; /* its arrays: the copies below */
     co_rt_sphere *spheres;
     co_rt_light *lights;
-    float *words;      /* the scene's layout (kernels/raytrace.cl), at the last size */
+    float *words; /* the scene's layout (kernels/raytrace.cl), at the last size */
     size_t nwords;
-    co_buffer *buf;    /* the words on the device */
+    co_buffer *buf;       /* the words on the device */
     size_t width, height; /* of the uploaded words (0: none yet) */
 };
 
 co_status co_rt_scene_default(co_rt_scene *s) {
     ARG(!s, "co_rt_scene_default: scene is NULL");
-    *s = (co_rt_scene){.eye = {0, 6, -24}, .look_at = {0, 1, 2}, .fov_deg = 50,
-                       .ambient = 0.12f, .specular = 0.5f, .plane_y = 0, .checker_size = 2,
-                       .plane_reflect = 0.2f, .depth = 4};
+    *s = (co_rt_scene){.eye = {0, 6, -24},
+                       .look_at = {0, 1, 2},
+                       .fov_deg = 50,
+                       .ambient = 0.12f,
+                       .specular = 0.5f,
+                       .plane_y = 0,
+                       .checker_size = 2,
+                       .plane_reflect = 0.2f,
+                       .depth = 4};
     return CO_OK;
 }
 
@@ -1106,16 +1170,18 @@ co_status co_raytracer_create(co_context *ctx, size_t device, const char *varian
     const co_rt_scene *s = scene;
     ARG(s->nspheres > 4096, "%s: %zu spheres, at most 4096", fn, s->nspheres);
     ARG(s->nspheres && !s->spheres, "%s: spheres is NULL with nspheres = %zu", fn, s->nspheres);
-    ARG(s->nlights < 1 || s->nlights > RT_MAX_LIGHTS, "%s: nlights = %zu (1 to %d)", fn,
-        s->nlights, RT_MAX_LIGHTS);
+    ARG(s->nlights < 1 || s->nlights > RT_MAX_LIGHTS, "%s: nlights = %zu (1 to %d)", fn, s->nlights,
+        RT_MAX_LIGHTS);
     ARG(!s->lights, "%s: lights is NULL", fn);
     ARG(!(s->fov_deg > 0 && s->fov_deg < 180), "%s: fov_deg = %g is outside (0, 180)", fn,
         s->fov_deg);
     ARG(s->depth > 64, "%s: depth = %u, at most 64", fn, s->depth);
     ARG(!(s->checker_size > 0), "%s: checker_size = %g must be positive", fn, s->checker_size);
     const double fx = s->look_at[0] - s->eye[0], fz = s->look_at[2] - s->eye[2];
-    ARG(!(fx * fx + fz * fz > 0), "%s: the camera looks straight up or down (or at itself): "
-        "no direction for its right", fn);
+    ARG(!(fx * fx + fz * fz > 0),
+        "%s: the camera looks straight up or down (or at itself): "
+        "no direction for its right",
+        fn);
     for (size_t i = 0; i < s->nspheres; i++)
         ARG(!(s->spheres[i].radius > 0), "%s: sphere %zu has radius %g", fn, i,
             s->spheres[i].radius);
@@ -1157,17 +1223,18 @@ static co_status rt_frame(co_raytracer *rt, api_state *a, size_t device, const c
     snprintf(o[3], 32, "%zu", rt->scene.nlights);
     snprintf(o[4], 32, "%u", rt->scene.depth);
     snprintf(o[5], 32, "%.17g", t);
-    const co_option opts[] = {{"width", o[0]}, {"height", o[1]}, {"spheres", o[2]},
-                              {"lights", o[3]}, {"depth", o[4]}, {"time", o[5]}};
+    const co_option opts[] = {{"width", o[0]},  {"height", o[1]}, {"spheres", o[2]},
+                              {"lights", o[3]}, {"depth", o[4]},  {"time", o[5]}};
     call c;
     co_mem img;
-    co_status st = call_begin(&c, "co_raytracer_render", rt->ctx, a, device, "raytrace",
-                              variant, opts, 6);
+    co_status st =
+        call_begin(&c, "co_raytracer_render", rt->ctx, a, device, "raytrace", variant, opts, 6);
     if (!st) st = bind(&c, 0, scene, "scene");
     if (!st) st = bind_rows(&c, 2, image, "image", 4 * width, height, stride, span, &img);
     (void)verify;
     if (!st) st = call_run(&c, false); /* its reference is made with its seeded scene */
-    if (!st && stride != 4 * width) st = copy_rows(&c, image, stride, img, 4 * width, 4 * width, height);
+    if (!st && stride != 4 * width)
+        st = copy_rows(&c, image, stride, img, 4 * width, 4 * width, height);
     return call_end(&c, st);
 }
 
@@ -1182,11 +1249,14 @@ static co_status rt_check(co_raytracer *rt, api_state *a, size_t width, size_t h
     const size_t px = width * height;
     unsigned char *got = malloc(4 * px), *ref = malloc(4 * px);
     co_status st = got && ref ? CO_OK : co_fail(CO_ERR_NOMEM, "out of host memory");
-    call c = {.fn = "co_raytracer_render", .ctx = rt->ctx, .a = a,
+    call c = {.fn = "co_raytracer_render",
+              .ctx = rt->ctx,
+              .a = a,
               .dev = co_context_device(rt->ctx, rt->device)};
     if (!st) st = copy_rows(&c, co_mem_host(got), 4 * width, image, stride, 4 * width, height);
-    if (!st) st = rt_frame(rt, a, host, NULL, co_mem_host(rt->words), width, height, t,
-                           co_mem_host(ref), 4 * width, 4 * px, false);
+    if (!st)
+        st = rt_frame(rt, a, host, NULL, co_mem_host(rt->words), width, height, t, co_mem_host(ref),
+                      4 * width, 4 * px, false);
     double se = 0;
     size_t off = 0;
     for (size_t i = 0; !st && i < px; i++) {
@@ -1205,14 +1275,15 @@ static co_status rt_check(co_raytracer *rt, api_state *a, size_t width, size_t h
     const double psnr = mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : INFINITY;
     const double most = fmax(1.0, 0.001 * (double)px);
     if (!(psnr >= 40.0) && (double)off > most)
-        return co_fail(CO_ERR_VERIFY, "co_raytracer_render: PSNR %.1f dB against the host "
+        return co_fail(CO_ERR_VERIFY,
+                       "co_raytracer_render: PSNR %.1f dB against the host "
                        "tracer and %zu pixels off by more than 2/255 (at most %.0f)",
                        psnr, off, most);
     return CO_OK;
 }
 
-co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t height, double t,
-                              co_mem image, size_t stride) {
+co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t height, double t, co_mem image,
+                              size_t stride) {
     static const char *const fn = "co_raytracer_render";
     ARG(!rt, "%s: rt is NULL", fn);
     ARG(!width || !height, "%s: %s is 0", fn, !width ? "width" : "height");
@@ -1226,8 +1297,10 @@ co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t height, dou
     if (rt->width != width || rt->height != height) {
         rt_words(rt, width, height);
         co_buffer *b = rt->buf;
-        if (b->buf) st = up(a, b->dev, b->buf, rt->words, rt->nwords * sizeof(float));
-        else memcpy(b->host, rt->words, rt->nwords * sizeof(float));
+        if (b->buf)
+            st = up(a, b->dev, b->buf, rt->words, rt->nwords * sizeof(float));
+        else
+            memcpy(b->host, rt->words, rt->nwords * sizeof(float));
         rt->width = st ? 0 : width, rt->height = st ? 0 : height;
     }
     if (!st)

@@ -21,10 +21,14 @@ co_status co_cache_path(const char *name, char *out, size_t len) {
     if (!name || !out || !len) return co_fail(CO_ERR_INVALID, "co_cache_path: NULL name or output");
     out[0] = 0;
     int n;
-    if (dir && *dir) n = snprintf(out, len, "%s/%s", dir, name);
-    else if (xdg && *xdg == '/') n = snprintf(out, len, "%s/coalesce/%s", xdg, name);
-    else if (home && *home) n = snprintf(out, len, "%s/.cache/coalesce/%s", home, name);
-    else return co_fail(CO_ERR_IO, "no cache directory: set COALESCE_CACHE_DIR or HOME");
+    if (dir && *dir)
+        n = snprintf(out, len, "%s/%s", dir, name);
+    else if (xdg && *xdg == '/')
+        n = snprintf(out, len, "%s/coalesce/%s", xdg, name);
+    else if (home && *home)
+        n = snprintf(out, len, "%s/.cache/coalesce/%s", home, name);
+    else
+        return co_fail(CO_ERR_IO, "no cache directory: set COALESCE_CACHE_DIR or HOME");
     if (n < 0 || (size_t)n >= len)
         return co_fail(CO_ERR_IO, "the cache path is longer than %zu bytes", len - 1);
     return CO_OK;
@@ -91,7 +95,8 @@ void co_cache_put(const char *kind, const char *key, const void *data, size_t si
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) return;
-    bool ok = fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 && fwrite(data, 1, size, f) == size;
+    bool ok =
+        fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 && fwrite(data, 1, size, f) == size;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) remove(tmp);
 }

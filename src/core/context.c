@@ -118,15 +118,18 @@ size_t co_backend_count(const co_context *ctx) {
     return ctx->nbackends;
 }
 
-co_status co_backend_status(const co_context *ctx, size_t index, const char **name,
-                            bool *available, const char **reason) {
+co_status co_backend_status(const co_context *ctx, size_t index, const char **name, bool *available,
+                            const char **reason) {
     if (!ctx) return co_fail(CO_ERR_INVALID, "co_backend_status: ctx is NULL");
     if (!name || !available || !reason)
         return co_fail(CO_ERR_INVALID, "co_backend_status: %s is NULL",
-                       !name ? "name" : !available ? "available" : "reason");
+                       !name        ? "name"
+                       : !available ? "available"
+                                    : "reason");
     if (index >= ctx->nbackends)
-        return co_fail(CO_ERR_INVALID, "co_backend_status: index %zu is out of range (%zu backends)",
-                       index, ctx->nbackends);
+        return co_fail(CO_ERR_INVALID,
+                       "co_backend_status: index %zu is out of range (%zu backends)", index,
+                       ctx->nbackends);
     *name = ctx->backends[index].name;
     *available = ctx->backends[index].available;
     *reason = ctx->backends[index].reason;
@@ -189,8 +192,10 @@ static co_status select_one(const co_context *ctx, const char *term, size_t *ind
     long want_index = rest ? -1 : 0; /* bare backend name: its first device */
     int want_type = 0;
     if (rest) {
-        if (strcmp(rest, "cpu") == 0) want_type = CO_DEVICE_CPU;
-        else if (strcmp(rest, "gpu") == 0) want_type = CO_DEVICE_GPU;
+        if (strcmp(rest, "cpu") == 0)
+            want_type = CO_DEVICE_CPU;
+        else if (strcmp(rest, "gpu") == 0)
+            want_type = CO_DEVICE_GPU;
         else {
             char *end;
             if (!isdigit((unsigned char)rest[0])) goto unknown;
@@ -233,8 +238,9 @@ co_status co_device_select(const co_context *ctx, const char *spec, size_t *indi
     char buf[256];
     size_t len = strlen(spec);
     if (len >= sizeof buf)
-        return co_fail(CO_ERR_INVALID, "device spec of %zu characters is over the %zu a spec may have",
-                       len, sizeof buf - 1);
+        return co_fail(CO_ERR_INVALID,
+                       "device spec of %zu characters is over the %zu a spec may have", len,
+                       sizeof buf - 1);
     /* strtok would skip the empty terms of "c,,omp" and ",c". */
     if (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,"))
         return co_fail(CO_ERR_INVALID, "device spec '%s' has an empty term: use SPEC[,SPEC...]",

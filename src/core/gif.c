@@ -22,7 +22,8 @@ void co_gif_cube_palette(unsigned char pal[768]) {
 
 void co_gif_to_cube(const unsigned char *px, int channels, size_t n, unsigned char *out) {
     for (size_t i = 0; i < n; i++, px += channels) {
-        const int r = (px[0] * 5 + 127) / 255, g = (px[1] * 6 + 127) / 255, b = (px[2] * 5 + 127) / 255;
+        const int r = (px[0] * 5 + 127) / 255, g = (px[1] * 6 + 127) / 255,
+                  b = (px[2] * 5 + 127) / 255;
         out[i] = (unsigned char)(r * 42 + g * 6 + b);
     }
 }
@@ -66,8 +67,10 @@ co_status co_gif_save(const char *path, int w, int h, size_t nframes,
     }
     const int werr = g->Error;
     GifFreeMapObject(map);
-    if (EGifCloseFile(g, &err) != GIF_OK) ok = false;
-    else err = werr;
+    if (EGifCloseFile(g, &err) != GIF_OK)
+        ok = false;
+    else
+        err = werr;
     if (!ok) return co_fail(CO_ERR_IO, "error writing '%s': %s", path, GifErrorString(err));
     return CO_OK;
 }
@@ -76,7 +79,9 @@ co_status co_gif_save(const char *path, int w, int h, size_t nframes,
                       const unsigned char *const *frames, const unsigned char palette[768],
                       int delay_cs) {
     (void)w, (void)h, (void)nframes, (void)frames, (void)palette, (void)delay_cs;
-    return co_fail(CO_ERR_UNSUPPORTED, "cannot write '%s': this coalesce was built without "
-                   "giflib (install libgif-dev and rebuild)", path);
+    return co_fail(CO_ERR_UNSUPPORTED,
+                   "cannot write '%s': this coalesce was built without "
+                   "giflib (install libgif-dev and rebuild)",
+                   path);
 }
 #endif

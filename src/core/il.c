@@ -96,8 +96,10 @@ co_status co_tool_temp(const void *data, size_t size, char *path, size_t len) {
     if (fd < 0) return co_fail(CO_ERR_IO, "cannot create a temporary file %s", path);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(data, 1, size, f) == size;
-    if (f) ok = fclose(f) == 0 && ok;
-    else close(fd);
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    else
+        close(fd);
     if (!ok) {
         unlink(path);
         return co_fail(CO_ERR_IO, "cannot write the temporary file %s", path);
@@ -165,30 +167,46 @@ static void count_ptx(const char *op, co_il_mix *m) {
     bool st = head == 2 && !strncmp(op, "st", 2);
     if (ld || st) {
         unsigned w = has_part(op, "v8") ? 8 : has_part(op, "v4") ? 4 : has_part(op, "v2") ? 2 : 1;
-        if (has_part(op, "global")) (ld ? m->ld_global : m->st_global)[width_index(w)]++;
-        else if (has_part(op, "shared")) ld ? m->ld_shared++ : m->st_shared++;
-        else if (has_part(op, "local")) ld ? m->ld_local++ : m->st_local++;
-    } else if (head == 3 && !strncmp(op, "fma", 3)) m->fma++;
+        if (has_part(op, "global"))
+            (ld ? m->ld_global : m->st_global)[width_index(w)]++;
+        else if (has_part(op, "shared"))
+            ld ? m->ld_shared++ : m->st_shared++;
+        else if (has_part(op, "local"))
+            ld ? m->ld_local++ : m->st_local++;
+    } else if (head == 3 && !strncmp(op, "fma", 3))
+        m->fma++;
     else if ((head == 3 && !strncmp(op, "bar", 3)) || (head == 7 && !strncmp(op, "barrier", 7)))
         m->barrier++;
-    else if (head == 4 && !strncmp(op, "shfl", 4)) m->shuffle++;
-    else if (head == 3 && !strncmp(op, "bra", 3)) m->branch++;
+    else if (head == 4 && !strncmp(op, "shfl", 4))
+        m->shuffle++;
+    else if (head == 3 && !strncmp(op, "bra", 3))
+        m->branch++;
 }
 
 static void count_sass(const char *op, co_il_mix *m) {
     size_t head = strcspn(op, ".");
     unsigned w = has_part(op, "128") ? 4 : has_part(op, "64") ? 2 : 1;
 #define IS(s) (head == strlen(s) && !strncmp(op, s, head))
-    if (IS("LDG")) m->ld_global[width_index(w)]++;
-    else if (IS("STG")) m->st_global[width_index(w)]++;
-    else if (IS("LDS")) m->ld_shared++;
-    else if (IS("STS")) m->st_shared++;
-    else if (IS("LDL")) m->ld_local++;
-    else if (IS("STL")) m->st_local++;
-    else if (IS("FFMA") || IS("DFMA")) m->fma++;
-    else if (IS("BAR")) m->barrier++;
-    else if (IS("SHFL")) m->shuffle++;
-    else if (IS("BRA") || IS("BRX")) m->branch++;
+    if (IS("LDG"))
+        m->ld_global[width_index(w)]++;
+    else if (IS("STG"))
+        m->st_global[width_index(w)]++;
+    else if (IS("LDS"))
+        m->ld_shared++;
+    else if (IS("STS"))
+        m->st_shared++;
+    else if (IS("LDL"))
+        m->ld_local++;
+    else if (IS("STL"))
+        m->st_local++;
+    else if (IS("FFMA") || IS("DFMA"))
+        m->fma++;
+    else if (IS("BAR"))
+        m->barrier++;
+    else if (IS("SHFL"))
+        m->shuffle++;
+    else if (IS("BRA") || IS("BRX"))
+        m->branch++;
 #undef IS
 }
 
@@ -205,31 +223,44 @@ static void count_ir(const char *line, bool flat, co_il_mix *m) {
         unsigned w = *t == '<' ? (unsigned)strtoul(t + 1, NULL, 10) : 1;
         const char *as = strstr(t, "addrspace(");
         long space = as ? strtol(as + 10, NULL, 10) : 0;
-        if (space == 3) st ? m->st_shared++ : m->ld_shared++;
-        else if (space == 0 && !flat) st ? m->st_local++ : m->ld_local++;
-        else (st ? m->st_global : m->ld_global)[width_index(w)]++;
+        if (space == 3)
+            st ? m->st_shared++ : m->ld_shared++;
+        else if (space == 0 && !flat)
+            st ? m->st_local++ : m->ld_local++;
+        else
+            (st ? m->st_global : m->ld_global)[width_index(w)]++;
     } else if ((load = strstr(p, "@llvm.masked.")) != NULL) {
         /* PoCL's vectoriser: contiguous masked accesses of N lanes
          * (.v8f32), and gathers and scatters, counted as scalar. */
         const char *op = load + 13;
         const bool ld = !strncmp(op, "load.v", 6), wide = ld || !strncmp(op, "store.v", 7);
         const unsigned w = wide ? (unsigned)strtoul(op + (ld ? 6 : 7), NULL, 10) : 1;
-        if (ld || !strncmp(op, "gather", 6)) m->ld_global[width_index(w)]++;
-        else m->st_global[width_index(w)]++;
-    } else if (strstr(p, "@llvm.fmuladd.") || strstr(p, "@llvm.fma.")) m->fma++;
+        if (ld || !strncmp(op, "gather", 6))
+            m->ld_global[width_index(w)]++;
+        else
+            m->st_global[width_index(w)]++;
+    } else if (strstr(p, "@llvm.fmuladd.") || strstr(p, "@llvm.fma."))
+        m->fma++;
     else if (strstr(p, "@_Z7barrierj(") || strstr(p, "@_Z18work_group_barrierj("))
         m->barrier++;
-    else if (strstr(p, "@_Z17sub_group_shuffle")) m->shuffle++;
-    else if (!strncmp(p, "br ", 3) || !strncmp(p, "switch ", 7)) m->branch++;
+    else if (strstr(p, "@_Z17sub_group_shuffle"))
+        m->shuffle++;
+    else if (!strncmp(p, "br ", 3) || !strncmp(p, "switch ", 7))
+        m->branch++;
 }
 
 co_status co_il_count(const char *format, const char *text, co_il_mix *out) {
     memset(out, 0, sizeof *out);
-    const int kind = !strcmp(format, "ptx") ? 0 : !strcmp(format, "sass") ? 1
-                     : !strcmp(format, "ir") ? 2 : !strcmp(format, "wg") ? 3 : -1;
+    const int kind = !strcmp(format, "ptx")    ? 0
+                     : !strcmp(format, "sass") ? 1
+                     : !strcmp(format, "ir")   ? 2
+                     : !strcmp(format, "wg")   ? 3
+                                               : -1;
     if (kind < 0)
-        return co_fail(CO_ERR_UNSUPPORTED, "the instruction mix is counted in ptx, sass, ir and "
-                       "wg, not in '%s'", format);
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "the instruction mix is counted in ptx, sass, ir and "
+                       "wg, not in '%s'",
+                       format);
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
@@ -237,8 +268,10 @@ co_status co_il_count(const char *format, const char *text, co_il_mix *out) {
         snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), line);
         const char *c = strstr(buf, "//");
         if (kind == 0 && c) buf[c - buf] = 0; /* a PTX comment */
-        if (kind >= 2) count_ir(buf, kind == 3, out);
-        else if (opcode(buf, op, sizeof op)) (kind ? count_sass : count_ptx)(op, out);
+        if (kind >= 2)
+            count_ir(buf, kind == 3, out);
+        else if (opcode(buf, op, sizeof op))
+            (kind ? count_sass : count_ptx)(op, out);
         line = nl ? nl + 1 : NULL;
     }
     return CO_OK;
@@ -323,7 +356,8 @@ static co_status il_device(co_context *ctx, const co_run_config *cfg, const char
 
 static co_status device_formats(const co_device *dev, char *out, size_t len) {
     if (!dev->backend->alloc)
-        return co_fail(CO_ERR_UNSUPPORTED, "device '%s' runs host code: its variants' code is the "
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "device '%s' runs host code: its variants' code is the "
                        "host compiler's (see it with 'objdump -d build/libcoalesce.so' or "
                        "'gcc -S' of src/workloads/WORKLOAD.c with the build's flags)",
                        dev->info.spec);
@@ -334,8 +368,7 @@ static co_status device_formats(const co_device *dev, char *out, size_t len) {
     return CO_OK;
 }
 
-co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
-                        size_t len) {
+co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out, size_t len) {
     co_run_config cfg = {.device = device};
     co_device *dev;
     bool owned;
@@ -346,8 +379,8 @@ co_status co_il_formats(co_context *ctx, size_t device, const char *target, char
 }
 
 /* Checks that need no run: the format, and variants with no kernels of ours. */
-static co_status check_variant(const co_device *dev, const co_run_config *cfg,
-                               const char *format, char *formats, size_t len) {
+static co_status check_variant(const co_device *dev, const co_run_config *cfg, const char *format,
+                               char *formats, size_t len) {
     co_status st = device_formats(dev, formats, len);
     if (st) return st;
     if (format && !in_list(formats, format)) {
@@ -363,13 +396,17 @@ static co_status check_variant(const co_device *dev, const co_run_config *cfg,
     const co_variant *v = name ? co_variant_find(wl, name) : NULL;
     for (unsigned b = 0; v && b < CO_NBACKENDS; b++)
         if (wl->anchors[b] && !strcmp(wl->anchors[b], v->name))
-            return co_fail(CO_ERR_UNSUPPORTED, "variant '%s' of %s calls a library (it is the "
+            return co_fail(CO_ERR_UNSUPPORTED,
+                           "variant '%s' of %s calls a library (it is the "
                            "anchor coalesce compares with): there is no kernel of coalesce's to "
-                           "show", v->name, wl->name);
+                           "show",
+                           v->name, wl->name);
     if (v && !(v->on & CO_ON_DEVICE))
-        return co_fail(CO_ERR_UNSUPPORTED, "variant '%s' of %s runs on the host: its code is the "
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "variant '%s' of %s runs on the host: its code is the "
                        "host compiler's (see it with 'objdump -d build/libcoalesce.so' or "
-                       "'gcc -S' of src/workloads/%s.c)", v->name, wl->name, wl->name);
+                       "'gcc -S' of src/workloads/%s.c)",
+                       v->name, wl->name, wl->name);
     return CO_OK;
 }
 
@@ -458,15 +495,17 @@ co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *targ
             st = fill_kernel(dev, &cap.recs[i], r->format, &r->kernels[r->nkernels++]);
     free(cap.recs);
     if (owned) co_device_free(dev);
-    if (st) co_il_report_free(r);
-    else *out = r;
+    if (st)
+        co_il_report_free(r);
+    else
+        *out = r;
     return st;
 }
 
 /* ---- occupancy from ptxas's figures (no device to ask) ---- */
 
-void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info,
-                              const size_t local[3], size_t dynamic_local) {
+void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info, const size_t local[3],
+                              size_t dynamic_local) {
     /* sm_80-sm_90 limits per SM: 64K registers allocated 256 a warp,
      * 64 warps, 32 groups, 228 KiB of shared memory with 1 KiB reserved
      * a group. */
@@ -483,5 +522,6 @@ void co_il_estimate_occupancy(co_il_resources *r, const co_device_info *info,
     r->groups_per_cu = groups;
     r->occupancy = (double)(groups * warps) / (double)warps_sm;
     r->max_group = per_warp ? regs_sm / per_warp * 32 : 1024;
-    if (r->max_group > (long)info->max_work_group_size) r->max_group = (long)info->max_work_group_size;
+    if (r->max_group > (long)info->max_work_group_size)
+        r->max_group = (long)info->max_work_group_size;
 }

@@ -51,8 +51,9 @@ static bool kernel_dir_usable(const char *dir) {
               : S_ISDIR(st.st_mode)              ? 0
                                                  : ENOTDIR;
     if (err && !atomic_flag_test_and_set(&warned))
-        fprintf(stderr, "coalesce: warning: COALESCE_KERNEL_DIR '%s' is not a directory (%s); "
-                        "using the built-in kernels\n",
+        fprintf(stderr,
+                "coalesce: warning: COALESCE_KERNEL_DIR '%s' is not a directory (%s); "
+                "using the built-in kernels\n",
                 dir, strerror(err));
     return !err;
 }

@@ -86,8 +86,7 @@ static co_status best_ms(timed_fn fn, void *arg, timing *out) {
 /* A loop of *iters trips (FMA trips, passes over a cached buffer): *iters
  * grows until one run takes target_ms (so clocks and timers settle and the
  * launch cost vanishes), then the fastest of several. */
-static co_status calibrated_ms(timed_fn fn, void *arg, long *iters, double target_ms,
-                               timing *out) {
+static co_status calibrated_ms(timed_fn fn, void *arg, long *iters, double target_ms, timing *out) {
     double t = 0;
     for (int i = 0; i < 40; i++) {
         co_status st = fn(arg, &t);
@@ -153,14 +152,17 @@ static cpu_caches host_caches(void) {
         read_sysfs(dir, "type", type, sizeof type);
         if (!strncmp(type, "Instruction", 11)) continue;
         double size = read_sysfs(dir, "size", text, sizeof text);
-        if (level == 1) c.l1 = size;
+        if (level == 1)
+            c.l1 = size;
         else if (level == 2) {
             c.l2 = size;
             read_sysfs(dir, "shared_cpu_list", text, sizeof text);
             c.l2_shared = count_cpus(text);
-        } else if (size > c.l3) c.l3 = size; /* L3 or L4: the last level */
+        } else if (size > c.l3)
+            c.l3 = size; /* L3 or L4: the last level */
     }
-    if (!c.l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0) c.l1 = (double)sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (!c.l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0)
+        c.l1 = (double)sysconf(_SC_LEVEL1_DCACHE_SIZE);
     if (!c.l2 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) c.l2 = (double)sysconf(_SC_LEVEL2_CACHE_SIZE);
     if (!c.l3 && sysconf(_SC_LEVEL3_CACHE_SIZE) > 0) c.l3 = (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
     return c;
@@ -194,7 +196,8 @@ static size_t plan_levels(const co_device_info *info, unsigned threads, co_peak_
     size_t n = 0;
     double llc = (double)info->cache_bytes;
     if (info->type == CO_DEVICE_GPU) {
-        if (llc > 0) lv[n++] = (co_peak_level){.name = "L2", .fits_bytes = llc, .buffer_bytes = llc / 4};
+        if (llc > 0)
+            lv[n++] = (co_peak_level){.name = "L2", .fits_bytes = llc, .buffer_bytes = llc / 4};
     } else {
         /* OpenCL CPU devices run on this host's cores: its L1/L2. */
         cpu_caches c = host_caches();
@@ -228,8 +231,10 @@ static void make_monotone(co_peak *p) {
     for (size_t i = p->nlevels - 1; i-- > 0;) {
         co_peak_level *a = &p->levels[i];
         const co_peak_level *b = &p->levels[i + 1];
-        if (a->copy_gbps < b->copy_gbps) a->copy_gbps = b->copy_gbps, a->copy_spread = b->copy_spread;
-        if (a->read_gbps < b->read_gbps) a->read_gbps = b->read_gbps, a->read_spread = b->read_spread;
+        if (a->copy_gbps < b->copy_gbps)
+            a->copy_gbps = b->copy_gbps, a->copy_spread = b->copy_spread;
+        if (a->read_gbps < b->read_gbps)
+            a->read_gbps = b->read_gbps, a->read_spread = b->read_spread;
         if (a->write_gbps < b->write_gbps)
             a->write_gbps = b->write_gbps, a->write_spread = b->write_spread;
     }
@@ -251,12 +256,12 @@ const co_peak_level *co_peak_level_for(const co_peak *peak, double bytes) {
 
 typedef struct host_bench {
     float *a, *b;
-    size_t n;        /* floats per buffer */
-    long reps;       /* passes over the buffers (cache levels) */
-    int threads;     /* 1 on c */
-    bool par;        /* omp: every core */
-    long iters;      /* FMA loop trips */
-    double sink;      /* every result summed: no loop is dead code */
+    size_t n;    /* floats per buffer */
+    long reps;   /* passes over the buffers (cache levels) */
+    int threads; /* 1 on c */
+    bool par;    /* omp: every core */
+    long iters;  /* FMA loop trips */
+    double sink; /* every result summed: no loop is dead code */
 } host_bench;
 
 /* Eight vector registers of accumulators (the FMA units' latency times
@@ -273,19 +278,19 @@ typedef struct host_bench {
 #define HOST_VEC_BYTES 16
 #endif
 
-#define HOST_FMA(name, T)                                                                   \
-    NO_SANITIZE static T name(long iters, T a, T b, int seed) {                             \
-        typedef T vec __attribute__((vector_size(HOST_VEC_BYTES)));                         \
-        enum { LANES = HOST_VEC_BYTES / sizeof(T) };                                        \
-        vec r[8];                                                                           \
-        for (int j = 0; j < 8; j++)                                                         \
-            for (int l = 0; l < LANES; l++) r[j][l] = (T)(j * LANES + l + seed) / (T)(8 * LANES); \
-        for (long i = 0; i < iters; i++)                                                   \
-            for (int j = 0; j < 8; j++) r[j] = r[j] * a + b;                                \
-        T s = 0;                                                                            \
-        for (int j = 0; j < 8; j++)                                                         \
-            for (int l = 0; l < LANES; l++) s += r[j][l];                                   \
-        return s;                                                                           \
+#define HOST_FMA(name, T)                                                                          \
+    NO_SANITIZE static T name(long iters, T a, T b, int seed) {                                    \
+        typedef T vec __attribute__((vector_size(HOST_VEC_BYTES)));                                \
+        enum { LANES = HOST_VEC_BYTES / sizeof(T) };                                               \
+        vec r[8];                                                                                  \
+        for (int j = 0; j < 8; j++)                                                                \
+            for (int l = 0; l < LANES; l++) r[j][l] = (T)(j * LANES + l + seed) / (T)(8 * LANES);  \
+        for (long i = 0; i < iters; i++)                                                           \
+            for (int j = 0; j < 8; j++) r[j] = r[j] * a + b;                                       \
+        T s = 0;                                                                                   \
+        for (int j = 0; j < 8; j++)                                                                \
+            for (int l = 0; l < LANES; l++) s += r[j][l];                                          \
+        return s;                                                                                  \
     }
 HOST_FMA(host_fma32, float)
 HOST_FMA(host_fma64, double)
@@ -371,8 +376,8 @@ static co_status host_fma(void *arg, double *ms, bool fp64) {
 #else
         const int seed = 0;
 #endif
-        sink += fp64 ? host_fma64(iters, 0.999, 0.001, seed)
-                     : host_fma32(iters, 0.999f, 0.001f, seed);
+        sink +=
+            fp64 ? host_fma64(iters, 0.999, 0.001, seed) : host_fma32(iters, 0.999f, 0.001f, seed);
     }
     *ms = co_now_ms() - t0;
     h->sink += sink;
@@ -407,8 +412,10 @@ static co_status host_level(host_bench *h, co_peak_level *lv) {
     h->reps = 1;
     /* DRAM: one pass a run (and the write pass first: it touches every
      * page, each thread its own part); caches: as many as LEVEL_MS takes. */
-    if (lv->fits_bytes > 0) st = calibrated_ms(host_write, h, &h->reps, LEVEL_MS, &t);
-    else st = best_ms(host_write, h, &t);
+    if (lv->fits_bytes > 0)
+        st = calibrated_ms(host_write, h, &h->reps, LEVEL_MS, &t);
+    else
+        st = best_ms(host_write, h, &t);
     if (st) return st;
     lv->write_gbps = rate(bytes * (double)h->reps, t.ms);
     lv->write_spread = rate_spread(&t);
@@ -416,14 +423,18 @@ static co_status host_level(host_bench *h, co_peak_level *lv) {
     long reps = h->reps;
     if ((st = host_copy(h, &ms))) return st;
     h->reps = 1;
-    if (lv->fits_bytes > 0) st = calibrated_ms(host_read, h, &h->reps, LEVEL_MS, &t);
-    else st = best_ms(host_read, h, &t);
+    if (lv->fits_bytes > 0)
+        st = calibrated_ms(host_read, h, &h->reps, LEVEL_MS, &t);
+    else
+        st = best_ms(host_read, h, &t);
     if (st) return st;
     lv->read_gbps = rate(bytes * (double)h->reps, t.ms);
     lv->read_spread = rate_spread(&t);
     h->reps = reps < 2 ? 1 : reps / 2; /* a copy moves twice the bytes of a write */
-    if (lv->fits_bytes > 0) st = calibrated_ms(host_copy, h, &h->reps, LEVEL_MS, &t);
-    else st = best_ms(host_copy, h, &t);
+    if (lv->fits_bytes > 0)
+        st = calibrated_ms(host_copy, h, &h->reps, LEVEL_MS, &t);
+    else
+        st = best_ms(host_copy, h, &t);
     if (st) return st;
     lv->copy_gbps = rate(2.0 * bytes * (double)h->reps, t.ms);
     lv->copy_spread = rate_spread(&t);
@@ -473,10 +484,10 @@ done:
 typedef struct dev_bench {
     co_job job; /* for co_job_kernel/co_job_launch: only its device is used */
     co_buf *a, *b, *out;
-    uint32_t n4; /* float4 elements per buffer */
+    uint32_t n4;          /* float4 elements per buffer */
     size_t global, local; /* of the kernel being timed */
-    size_t fma_global; /* FMA; bandwidth on CPUs */
-    const char *defines; /* of the bandwidth kernels */
+    size_t fma_global;    /* FMA; bandwidth on CPUs */
+    const char *defines;  /* of the bandwidth kernels */
     co_kernel *kernel;
     co_arg args[6];
     size_t nargs;
@@ -531,9 +542,8 @@ static co_status dev_stream_run(void *arg, double *ms) {
 /* A bandwidth kernel over the level's buffers (args, then passes and
  * rotation appended): one pass on DRAM, on a cache as many as LEVEL_MS
  * takes. The rate of `amount` bytes a pass, and its spread. */
-static co_status run_kernel(dev_bench *d, const co_peak_level *lv, const char *entry,
-                            size_t nargs, const co_arg *args, double amount, double *gbps,
-                            double *spread) {
+static co_status run_kernel(dev_bench *d, const co_peak_level *lv, const char *entry, size_t nargs,
+                            const co_arg *args, double amount, double *gbps, double *spread) {
     const bool gpu = d->job.dev->info.type == CO_DEVICE_GPU;
     /* GPUs: a work-item per four float4, one trip each: on the H200 that
      * copies 6% faster than a full-device grid striding over the buffer
@@ -565,10 +575,10 @@ static co_status dev_fma_run(void *arg, double *ms) {
 
 static co_status dev_fma(dev_bench *d, bool fp64, double *gflops, double *spread) {
     /* OpenCL on a CPU: OpenCL vectors fill the SIMD lanes (kernels/peak.cl). */
-    const bool vec = d->job.dev->info.type == CO_DEVICE_CPU &&
-                     strcmp(d->job.dev->info.backend, "opencl") == 0;
-    const char *defines = fp64 ? (vec ? "-DPEAK_FP64=1 -DPEAK_VEC=1" : "-DPEAK_FP64=1")
-                               : (vec ? "-DPEAK_VEC=1" : "");
+    const bool vec =
+        d->job.dev->info.type == CO_DEVICE_CPU && strcmp(d->job.dev->info.backend, "opencl") == 0;
+    const char *defines =
+        fp64 ? (vec ? "-DPEAK_FP64=1 -DPEAK_VEC=1" : "-DPEAK_FP64=1") : (vec ? "-DPEAK_VEC=1" : "");
     const double lanes = vec ? (fp64 ? 4 : 8) : 1; /* float8 / double4 */
     d->global = d->fma_global;
     co_status st = co_job_kernel(&d->job, "peak", "peak_fma", defines, &d->kernel);
@@ -613,10 +623,12 @@ static co_status dev_level(dev_bench *d, co_peak_level *lv) {
     const co_arg copy[] = {CO_BUF(d->a), CO_BUF(d->b), CO_UINT(d->n4)};
     double unused;
     co_status st = run_kernel(d, lv, "peak_write", 3, write_b, bytes, &unused, &unused);
-    if (!st) st = run_kernel(d, lv, "peak_write", 3, write_a, bytes, &lv->write_gbps, &lv->write_spread);
+    if (!st)
+        st = run_kernel(d, lv, "peak_write", 3, write_a, bytes, &lv->write_gbps, &lv->write_spread);
     /* a holds 1.0f and more: the sum is positive, never the -1 that would store it. */
     if (!st) st = run_kernel(d, lv, "peak_read", 4, read, bytes, &lv->read_gbps, &lv->read_spread);
-    if (!st) st = run_kernel(d, lv, "peak_copy", 3, copy, 2 * bytes, &lv->copy_gbps, &lv->copy_spread);
+    if (!st)
+        st = run_kernel(d, lv, "peak_copy", 3, copy, 2 * bytes, &lv->copy_gbps, &lv->copy_spread);
     return st;
 }
 
@@ -645,7 +657,8 @@ static co_status measure_device(co_device *dev, co_peak *p) {
     make_monotone(p);
     if ((st = dev_fma(&d, false, &p->fma32_gflops, &p->fma32_spread))) goto done;
     /* float64 where the device compiles it; else "does not apply". */
-    if (dev_fma(&d, true, &p->fma64_gflops, &p->fma64_spread)) p->fma64_gflops = p->fma64_spread = 0;
+    if (dev_fma(&d, true, &p->fma64_gflops, &p->fma64_spread))
+        p->fma64_gflops = p->fma64_spread = 0;
     const co_arg empty[] = {CO_BUF(d.out)};
     if ((st = co_job_kernel(&d.job, "peak", "peak_empty", "", &d.kernel))) goto done;
     memcpy(d.args, empty, sizeof empty);
@@ -682,7 +695,8 @@ done:
 
 co_status co_peak_cache_path(char *out, size_t len) {
     if (!out || !len)
-        return co_fail(CO_ERR_INVALID, "co_peak_cache_path: %s", out ? "the length is 0" : "the output is NULL");
+        return co_fail(CO_ERR_INVALID, "co_peak_cache_path: %s",
+                       out ? "the length is 0" : "the output is NULL");
     return co_cache_path("peak.json", out, len);
 }
 
@@ -705,20 +719,22 @@ typedef struct field {
 } field;
 
 static const field fields[] = {
-#define F(x, req) {#x, offsetof(co_peak, x), req}
-    F(copy_gbps, true),        F(read_gbps, true),        F(write_gbps, true),
-    F(fma32_gflops, true),     F(fma64_gflops, false),    F(launch_us, false),
-    F(h2d_gbps, false),        F(d2h_gbps, false),        F(h2d_pinned_gbps, false),
-    F(d2h_pinned_gbps, false), F(buffer_bytes, false),    F(measure_ms, false),
-    F(fma32_spread, false),    F(fma64_spread, false),    F(launch_spread, false),
+#define F(x, req)                                                                                  \
+    { #x, offsetof(co_peak, x), req }
+    F(copy_gbps, true),        F(read_gbps, true),     F(write_gbps, true),
+    F(fma32_gflops, true),     F(fma64_gflops, false), F(launch_us, false),
+    F(h2d_gbps, false),        F(d2h_gbps, false),     F(h2d_pinned_gbps, false),
+    F(d2h_pinned_gbps, false), F(buffer_bytes, false), F(measure_ms, false),
+    F(fma32_spread, false),    F(fma64_spread, false), F(launch_spread, false),
 #undef F
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 static const field level_fields[] = {
-#define F(x, req) {#x, offsetof(co_peak_level, x), req}
-    F(fits_bytes, false),  F(buffer_bytes, false), F(copy_gbps, true),    F(read_gbps, true),
-    F(write_gbps, true),   F(copy_spread, false),  F(read_spread, false), F(write_spread, false),
+#define F(x, req)                                                                                  \
+    { #x, offsetof(co_peak_level, x), req }
+    F(fits_bytes, false), F(buffer_bytes, false), F(copy_gbps, true),    F(read_gbps, true),
+    F(write_gbps, true),  F(copy_spread, false),  F(read_spread, false), F(write_spread, false),
 #undef F
 };
 #define NLEVEL_FIELDS (sizeof level_fields / sizeof level_fields[0])
@@ -848,8 +864,10 @@ static bool cache_store(const co_device *dev, const co_peak *p, char *err, size_
     while (old && (e = cJSON_DetachItemFromArray(old, 0))) {
         const char *k;
         co_peak q;
-        if (parse_entry(e, &k, &q) && strcmp(k, key)) cJSON_AddItemToArray(entries, e);
-        else cJSON_Delete(e);
+        if (parse_entry(e, &k, &q) && strcmp(k, key))
+            cJSON_AddItemToArray(entries, e);
+        else
+            cJSON_Delete(e);
     }
     cJSON_Delete(old);
     cJSON_AddItemToArray(entries, make_entry(dev, p, key));
@@ -889,22 +907,27 @@ static co_device *device_of(const char *fn, co_context *ctx, size_t device) {
  * its name and figures for the note. 1 if nothing compares. */
 static double worst_ratio(const co_peak *fresh, const co_peak *kept, char *what, size_t len) {
     double worst = 1;
-    const struct { const char *name; double now, then; } fma[] = {
-        {"fma32", fresh->fma32_gflops, kept->fma32_gflops},
-        {"fma64", fresh->fma64_gflops, kept->fma64_gflops}};
+    const struct {
+        const char *name;
+        double now, then;
+    } fma[] = {{"fma32", fresh->fma32_gflops, kept->fma32_gflops},
+               {"fma64", fresh->fma64_gflops, kept->fma64_gflops}};
     for (size_t i = 0; i < 2; i++)
         if (fma[i].now > 0 && fma[i].then > 0 && fma[i].now / fma[i].then < worst) {
             worst = fma[i].now / fma[i].then;
-            snprintf(what, len, "%s %.4g GFLOP/s against %.4g", fma[i].name, fma[i].now, fma[i].then);
+            snprintf(what, len, "%s %.4g GFLOP/s against %.4g", fma[i].name, fma[i].now,
+                     fma[i].then);
         }
     for (size_t i = 0; i < fresh->nlevels; i++)
         for (size_t j = 0; j < kept->nlevels; j++) {
             const co_peak_level *a = &fresh->levels[i], *b = &kept->levels[j];
             if (strcmp(a->name, b->name)) continue;
-            const struct { const char *name; double now, then; } bw[] = {
-                {"copy", a->copy_gbps, b->copy_gbps},
-                {"read", a->read_gbps, b->read_gbps},
-                {"write", a->write_gbps, b->write_gbps}};
+            const struct {
+                const char *name;
+                double now, then;
+            } bw[] = {{"copy", a->copy_gbps, b->copy_gbps},
+                      {"read", a->read_gbps, b->read_gbps},
+                      {"write", a->write_gbps, b->write_gbps}};
             for (size_t k = 0; k < 3; k++)
                 if (bw[k].now > 0 && bw[k].then > 0 && bw[k].now / bw[k].then < worst) {
                     worst = bw[k].now / bw[k].then;
@@ -921,8 +944,8 @@ co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, 
     co_device *dev = device_of("co_peak_measure", ctx, device);
     if (!dev) return CO_ERR_INVALID;
     if (flags & ~(unsigned)CO_PEAK_FORCE)
-        return co_fail(CO_ERR_INVALID, "co_peak_measure: unknown flags 0x%x (allowed: CO_PEAK_FORCE)",
-                       flags);
+        return co_fail(CO_ERR_INVALID,
+                       "co_peak_measure: unknown flags 0x%x (allowed: CO_PEAK_FORCE)", flags);
     double t0 = co_now_ms();
     co_peak p = {0};
     co_status st = dev->backend->alloc ? measure_device(dev, &p) : measure_host(dev, &p);
@@ -950,7 +973,8 @@ co_status co_peak_measure_flags(co_context *ctx, size_t device, unsigned flags, 
         kept.cached = kept.kept_older = true;
         snprintf(kept.note, sizeof kept.note,
                  "kept the ceilings of %s measured %s: this measurement was much lower "
-                 "(%s, %.2fx; a busy machine?)", dev->info.spec, date, what, worst);
+                 "(%s, %.2fx; a busy machine?)",
+                 dev->info.spec, date, what, worst);
         p = kept;
     }
     p.stored = in_file && p.kept_older;
@@ -994,7 +1018,6 @@ co_status co_peak_get(co_context *ctx, size_t device, co_peak *out) {
         return CO_OK;
     }
     if (dev->peak_state < 0)
-        return co_fail(CO_ERR_DEVICE, "the ceilings of %s could not be measured",
-                       dev->info.spec);
+        return co_fail(CO_ERR_DEVICE, "the ceilings of %s could not be measured", dev->info.spec);
     return co_peak_measure(ctx, device, out);
 }

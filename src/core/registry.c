@@ -13,11 +13,9 @@ extern const co_workload co_workload_collider;
 extern const co_workload co_workload_boxfilter;
 extern const co_workload co_workload_dispatch;
 
-static const co_workload *const workloads[] = {&co_workload_gemm, &co_workload_raytrace,
-                                              &co_workload_copy, &co_workload_reduce,
-                                              &co_workload_grayscale,
-                                              &co_workload_collider, &co_workload_boxfilter,
-                                              &co_workload_dispatch};
+static const co_workload *const workloads[] = {
+    &co_workload_gemm,      &co_workload_raytrace, &co_workload_copy,      &co_workload_reduce,
+    &co_workload_grayscale, &co_workload_collider, &co_workload_boxfilter, &co_workload_dispatch};
 #define NWORKLOADS (sizeof workloads / sizeof workloads[0])
 
 size_t co_workloads(const co_workload *const **list) {
@@ -72,7 +70,7 @@ const char *co_workload_name(size_t i) {
 
 const char *co_workload_summary(size_t i) {
     return in_range("co_workload_summary", i, NWORKLOADS, "workloads") ? workloads[i]->summary
-                                                                        : NULL;
+                                                                       : NULL;
 }
 
 const char *co_variant_name(const char *workload, size_t index) {
@@ -106,8 +104,9 @@ static const co_device *device_of(const char *fn, const co_context *ctx, size_t 
         return NULL;
     }
     const co_device *dev = co_context_device(ctx, device);
-    if (!dev) co_fail(CO_ERR_INVALID, "%s: device index %zu is out of range (%zu devices)", fn,
-                      device, co_device_count(ctx));
+    if (!dev)
+        co_fail(CO_ERR_INVALID, "%s: device index %zu is out of range (%zu devices)", fn, device,
+                co_device_count(ctx));
     return dev;
 }
 
@@ -172,7 +171,8 @@ const char *co_workload_anchor(const char *workload, const char *backend) {
     if (!wl) return NULL;
     for (unsigned b = 0; backend && b < CO_NBACKENDS; b++)
         if (strcmp(names[b], backend) == 0) return wl->anchors[b];
-    co_fail(CO_ERR_INVALID, "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda, vulkan)",
+    co_fail(CO_ERR_INVALID,
+            "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda, vulkan)",
             backend ? "unknown" : "NULL", backend ? backend : "");
     return NULL;
 }
@@ -202,8 +202,12 @@ const char *co_variant_param(const char *workload, const char *variant, size_t i
     if (!in_range("co_variant_param", index, v->nparams, "tunables")) return NULL;
     const co_param_def *d = &v->params[index];
     if (info)
-        *info = (co_param_info){.name = d->name, .help = d->help ? d->help : "", .def = d->def,
-                                .def_gpu = d->def_gpu ? d->def_gpu : d->def, .min = d->min,
-                                .max = d->max, .pow2 = d->pow2};
+        *info = (co_param_info){.name = d->name,
+                                .help = d->help ? d->help : "",
+                                .def = d->def,
+                                .def_gpu = d->def_gpu ? d->def_gpu : d->def,
+                                .min = d->min,
+                                .max = d->max,
+                                .pow2 = d->pow2};
     return d->name;
 }

@@ -79,8 +79,8 @@ static co_status resolve_params(co_job *job, const co_run_config *cfg) {
             return co_fail(CO_ERR_INVALID, "parameter %s=%s is out of range [%ld, %ld] (%s)",
                            d->name, o->value, d->min, d->max, d->help);
         if (d->pow2 && (x & (x - 1)))
-            return co_fail(CO_ERR_INVALID, "parameter %s=%ld must be a power of two (%s)",
-                           d->name, x, d->help);
+            return co_fail(CO_ERR_INVALID, "parameter %s=%ld must be a power of two (%s)", d->name,
+                           x, d->help);
         job->params[i] = x;
     }
     return CO_OK;
@@ -132,7 +132,10 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
     const co_device_info *info = &job->dev->info;
     size_t items = 1;
     char shape[64];
-    snprintf(shape, sizeof shape, dims == 1 ? "%zu" : dims == 2 ? "%zux%zu" : "%zux%zux%zu",
+    snprintf(shape, sizeof shape,
+             dims == 1   ? "%zu"
+             : dims == 2 ? "%zux%zu"
+                         : "%zux%zux%zu",
              local[0], dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1);
     /* Local memory first: the limit a tile meets on GPUs (the thesis's
      * "Insufficient Local Resources" at TS=128), whatever the group size. */
@@ -159,7 +162,8 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
 }
 
 co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from) {
-    if ((job->local[0] && job->local[0] != local[0]) || (job->local[1] && job->local[1] != local[1]))
+    if ((job->local[0] && job->local[0] != local[0]) ||
+        (job->local[1] && job->local[1] != local[1]))
         return co_fail(CO_ERR_INVALID,
                        "variant '%s' sets its work-group from %s (%zux%zu here); change "
                        "it with --param, not --local",
@@ -168,8 +172,7 @@ co_status co_job_fixed_local(const co_job *job, const size_t local[2], const cha
 }
 
 co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const size_t global[3],
-                        const size_t local[3], size_t local_mem, size_t nargs,
-                        const co_arg *args) {
+                        const size_t local[3], size_t local_mem, size_t nargs, const co_arg *args) {
     co_status st = co_job_check(job, dims, local, local_mem);
     if (st) return st;
     const co_device_info *info = &job->dev->info;
@@ -233,19 +236,28 @@ static void progress_view(const co_job *job, double now, co_progress *p) {
     const bool ref = job->run == 0;
     const double frac = job->unit && job->total > 0 ? job->done / job->total : 0;
     const double in_phase = now - job->phase_ms;
-    double left = frac > 0 ? in_phase * (1 - frac) / frac
-                  : !ref && job->last_run_ms > 0 ? fmax(0, job->last_run_ms - in_phase) : -1;
-    const double per_run = job->last_run_ms > 0 ? job->last_run_ms
-                           : frac > 0            ? in_phase / frac
+    double left = frac > 0                       ? in_phase * (1 - frac) / frac
+                  : !ref && job->last_run_ms > 0 ? fmax(0, job->last_run_ms - in_phase)
                                                  : -1;
+    const double per_run = job->last_run_ms > 0 ? job->last_run_ms
+                           : frac > 0           ? in_phase / frac
+                                                : -1;
     const unsigned runs = job_runs(job, per_run);
     *p = (co_progress){
-        .workload = job->prob->wl->name, .variant = job->var->name, .device = job->dev->info.spec,
-        .phase = job->phase, .run = job->run, .runs = runs, .unit = job->unit,
-        .done = job->unit ? job->done : 0, .total = job->unit ? job->total : 0,
+        .workload = job->prob->wl->name,
+        .variant = job->var->name,
+        .device = job->dev->info.spec,
+        .phase = job->phase,
+        .run = job->run,
+        .runs = runs,
+        .unit = job->unit,
+        .done = job->unit ? job->done : 0,
+        .total = job->unit ? job->total : 0,
         .per_s = job->unit && in_phase > 0 && job->done > 0 ? job->done / (in_phase * 1e-3) : 0,
         .elapsed_ms = now - job->start_ms,
-        .eta_ms = ref || left < 0 ? left : per_run < 0 ? -1 : left + (runs - job->run) * per_run,
+        .eta_ms = ref || left < 0 ? left
+                  : per_run < 0   ? -1
+                                  : left + (runs - job->run) * per_run,
     };
 }
 
@@ -258,8 +270,10 @@ bool co_job_progress_check(co_job *job, const char *unit, double done, double to
     /* Read the clock about every PROGRESS_CHECK_MS, whatever the loop's pace. */
     unsigned stride = job->stride ? job->stride : 1;
     const double dt = now - job->checked_ms;
-    if (dt < PROGRESS_CHECK_MS / 2 && stride < 1u << 24) stride *= 2;
-    else if (dt > 2 * PROGRESS_CHECK_MS && stride > 1) stride /= 2;
+    if (dt < PROGRESS_CHECK_MS / 2 && stride < 1u << 24)
+        stride *= 2;
+    else if (dt > 2 * PROGRESS_CHECK_MS && stride > 1)
+        stride /= 2;
     job->stride = job->countdown = stride;
     job->checked_ms = now;
     job->unit = unit, job->done = done, job->total = total;
@@ -282,8 +296,7 @@ static void job_phase(co_job *job, const char *phase, unsigned run) {
 
 co_status co_job_stopped(const co_job *job) {
     char where[160] = "in the reference";
-    if (job->run)
-        snprintf(where, sizeof where, "in run %u (%s)", job->run, job->phase);
+    if (job->run) snprintf(where, sizeof where, "in run %u (%s)", job->run, job->phase);
     if (job->unit)
         return co_fail(CO_ERR_INTERRUPTED, "interrupted: %s/%s on %s stopped %s at %s %.0f of %.0f",
                        job->prob->wl->name, job->var->name, job->dev->info.spec, where, job->unit,
@@ -467,9 +480,13 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
         char parts[192];
         human_bytes(host, t, sizeof t);
         human_bytes(limit, l, sizeof l);
-        const struct { const char *what; double bytes; } part[] = {
-            {"arrays", (double)p->host_bytes}, {"reference and checks", check},
-            {"other buffers", (double)p->host_extra_bytes}, {"device copies", shared}};
+        const struct {
+            const char *what;
+            double bytes;
+        } part[] = {{"arrays", (double)p->host_bytes},
+                    {"reference and checks", check},
+                    {"other buffers", (double)p->host_extra_bytes},
+                    {"device copies", shared}};
         size_t used = 0;
         parts[0] = 0;
         for (size_t i = 0; i < sizeof part / sizeof part[0] && used < sizeof parts; i++)
@@ -523,8 +540,8 @@ static co_status run_once(co_job *job, double *total_ms) {
     for (size_t i = 0; i < p->narrays && !st; i++) {
         if (!p->arrays[i].output) continue;
         memset(p->arrays[i].host, 0xFF, p->arrays[i].bytes); /* NaN as float */
-        if (device) st = dev->backend->upload(dev, p->arrays[i].buf, p->arrays[i].host,
-                                              p->arrays[i].bytes);
+        if (device)
+            st = dev->backend->upload(dev, p->arrays[i].buf, p->arrays[i].host, p->arrays[i].bytes);
     }
     double t0 = co_now_ms();
     for (size_t i = 0; device && i < p->narrays && !st; i++)
@@ -568,8 +585,10 @@ static void fill_result(co_result *r, const co_job *job, const co_problem *p,
 
 /* "12.3 MiB", "96 KiB". */
 static void mib_text(char *out, size_t len, double bytes) {
-    if (bytes >= 1048576) snprintf(out, len, "%.3g MiB", bytes / 1048576);
-    else snprintf(out, len, "%.3g KiB", bytes / 1024);
+    if (bytes >= 1048576)
+        snprintf(out, len, "%.3g MiB", bytes / 1048576);
+    else
+        snprintf(out, len, "%.3g KiB", bytes / 1024);
 }
 
 /* Why a fraction is over 1.05, as far as the ceilings can tell: a working
@@ -669,7 +688,7 @@ struct co_session {
     co_job job;
     long base[CO_MAX_PARAMS]; /* cfg's tunables over the tuned ones, over the defaults */
     size_t base_local[3];
-    bool tuned;               /* base holds values of the tuning database */
+    bool tuned; /* base holds values of the tuning database */
 };
 
 /* The names of a run that stopped before its result was filled. */
@@ -738,8 +757,10 @@ co_status co_session_open(co_context *ctx, const co_run_config *cfg, co_result *
         job->start_ms = job->checked_ms = job->called_ms = co_now_ms();
         job_phase(job, "reference", 0); /* fill may make the reference (raytrace) */
         wl->fill(&s->p, cfg->seed);
-        if (job->stop) st = co_job_stopped(job);
-        else if (cfg->verify && wl->reference) st = wl->reference(&s->p);
+        if (job->stop)
+            st = co_job_stopped(job);
+        else if (cfg->verify && wl->reference)
+            st = wl->reference(&s->p);
     }
     if (st) {
         if (st == CO_ERR_INTERRUPTED && names) result_names(names, wl, var, dev);
@@ -756,8 +777,7 @@ const co_problem *co_session_problem(const co_session *s) { return &s->p; }
 const long *co_session_params(const co_session *s) { return s->base; }
 const size_t *co_session_local(const co_session *s) { return s->base_local; }
 
-co_status co_session_run(co_session *s, const long *params, const size_t local[3],
-                         co_result *out) {
+co_status co_session_run(co_session *s, const long *params, const size_t local[3], co_result *out) {
     memset(out, 0, sizeof *out);
     const co_run_config *cfg = &s->cfg;
     const co_workload *wl = s->wl;
@@ -849,8 +869,8 @@ co_status co_run(co_context *ctx, const co_run_config *cfg, co_result *out) {
     return st;
 }
 
-co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg,
-                         co_capture *cap, co_result *out) {
+co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg, co_capture *cap,
+                         co_result *out) {
     memset(out, 0, sizeof *out);
     const co_workload *wl;
     const co_variant *var;

@@ -24,11 +24,11 @@
 #include "core/workload.h"
 
 #define DEFAULT_BUDGET_S 60.0
-#define MAX_VALUES 64        /* values of one axis */
-#define SMALL_RANGE 17       /* a range of at most this many integers: all of them */
-#define SLOW_FACTOR 3.0      /* a candidate past this many times the best's time is stopped */
+#define MAX_VALUES 64   /* values of one axis */
+#define SMALL_RANGE 17  /* a range of at most this many integers: all of them */
+#define SLOW_FACTOR 3.0 /* a candidate past this many times the best's time is stopped */
 #define SLOW_GRACE_MS 500.0
-#define DUPES_MAX 400        /* draws in a row that found nothing new: the space is exhausted */
+#define DUPES_MAX 400 /* draws in a row that found nothing new: the space is exhausted */
 
 #define DB_TAG "coalesce_tune"
 #define DB_VERSION 1
@@ -43,8 +43,8 @@ static void size_class(const co_problem *p, char *out, size_t len) {
     size_t order[CO_MAX_KV];
     for (size_t i = 0; i < p->nsizes; i++) order[i] = i;
     for (size_t i = 1; i < p->nsizes; i++) /* insertion sort: a handful */
-        for (size_t j = i; j > 0 && strcmp(p->sizes[order[j - 1]].name, p->sizes[order[j]].name) > 0;
-             j--) {
+        for (size_t j = i;
+             j > 0 && strcmp(p->sizes[order[j - 1]].name, p->sizes[order[j]].name) > 0; j--) {
             size_t t = order[j];
             order[j] = order[j - 1];
             order[j - 1] = t;
@@ -83,8 +83,8 @@ static double number_of(const cJSON *e, const char *name) {
 }
 
 /* The fields that make an entry's key: same values, same entry. */
-static const char *const key_fields[] = {"backend", "device_name", "driver", "workload", "variant",
-                                         "size_class"};
+static const char *const key_fields[] = {"backend",  "device_name", "driver",
+                                         "workload", "variant",     "size_class"};
 #define NKEYS (sizeof key_fields / sizeof key_fields[0])
 
 /* An entry a reader can use: every key field a string, params an object of
@@ -108,10 +108,10 @@ static bool same_key(const cJSON *a, const cJSON *b) {
     return true;
 }
 
-static bool matches(const cJSON *e, const co_device *dev, const char *workload,
-                    const char *variant, const char *cls) {
+static bool matches(const cJSON *e, const co_device *dev, const char *workload, const char *variant,
+                    const char *cls) {
     const char *want[NKEYS] = {dev->info.backend, dev->info.name, dev->info.driver_version,
-                               workload, variant, cls};
+                               workload,          variant,        cls};
     for (size_t i = 0; i < NKEYS; i++)
         if (strcmp(string_of(e, key_fields[i]), want[i])) return false;
     return true;
@@ -119,7 +119,8 @@ static bool matches(const cJSON *e, const co_device *dev, const char *workload,
 
 co_status co_tune_db_path(char *out, size_t len) {
     if (!out || !len)
-        return co_fail(CO_ERR_INVALID, "co_tune_db_path: %s", out ? "the length is 0" : "the output is NULL");
+        return co_fail(CO_ERR_INVALID, "co_tune_db_path: %s",
+                       out ? "the length is 0" : "the output is NULL");
     return co_cache_path("tune.json", out, len);
 }
 
@@ -129,8 +130,10 @@ static cJSON *db_read(const char *path, char *why, size_t len) {
     cJSON *entries = co_json_file_read(path, DB_TAG, DB_ARRAY, why, len);
     cJSON *valid = cJSON_CreateArray(), *e;
     while (entries && (e = cJSON_DetachItemFromArray(entries, 0))) {
-        if (entry_valid(e)) cJSON_AddItemToArray(valid, e);
-        else cJSON_Delete(e);
+        if (entry_valid(e))
+            cJSON_AddItemToArray(valid, e);
+        else
+            cJSON_Delete(e);
     }
     cJSON_Delete(entries);
     return valid;
@@ -170,7 +173,7 @@ bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_varian
 /* ---- the space ---- */
 
 typedef struct axis {
-    int param;               /* index into the variant's tunables; -1: the work-group */
+    int param; /* index into the variant's tunables; -1: the work-group */
     size_t n;
     long values[MAX_VALUES]; /* tunables */
     size_t shapes[MAX_VALUES][3];
@@ -208,8 +211,10 @@ static co_status values_from_list(const co_param_def *d, const char *list, axis 
         char *end;
         long v = strtol(p, &end, 10);
         if (end == p || (*end && *end != ','))
-            return co_fail(CO_ERR_INVALID, "values of %s must be integers separated by commas, "
-                           "got '%s'", d->name, list);
+            return co_fail(CO_ERR_INVALID,
+                           "values of %s must be integers separated by commas, "
+                           "got '%s'",
+                           d->name, list);
         if (v < d->min || v > d->max || (d->pow2 && (v & (v - 1))))
             return co_fail(CO_ERR_INVALID, "value %ld of %s is not allowed: [%ld, %ld]%s (%s)", v,
                            d->name, d->min, d->max, d->pow2 ? ", a power of two" : "", d->help);
@@ -242,8 +247,10 @@ static co_status shapes_from_list(const char *list, unsigned dims, axis *a) {
             bad = end == second || !y || *second == '-';
         }
         if (bad || (*end && *end != ',') || x > (1u << 20) || y > (1u << 20))
-            return co_fail(CO_ERR_INVALID, "work-group shapes must be X or XxY separated by "
-                           "commas, got '%s'", list);
+            return co_fail(CO_ERR_INVALID,
+                           "work-group shapes must be X or XxY separated by "
+                           "commas, got '%s'",
+                           list);
         if (!y && dims == 2) {
             unsigned long n = x;
             x = 1;
@@ -283,21 +290,21 @@ typedef struct tuner {
     size_t cap;
     axis *axes;
     size_t naxes;
-    int shape_axis;          /* index in axes, -1 none */
+    int shape_axis;                /* index in axes, -1 none */
     size_t def[CO_MAX_PARAMS + 1]; /* the default's coordinates */
     double space;
     double t0, deadline, budget_ms;
     double per_candidate_ms; /* the default's time: what one costs, about */
     double planned;
-    long best;               /* index of the fastest verified candidate */
-    double best_elapsed;     /* its run's time, for stopping slow ones */
-    double started;          /* when the candidate running began */
-    double timed_from;       /* when its second run began (0: not yet) */
-    double longest;          /* the longest candidate so far (a compile cannot be cut short) */
-    const char *stop_why;    /* why the running candidate was stopped */
+    long best;            /* index of the fastest verified candidate */
+    double best_elapsed;  /* its run's time, for stopping slow ones */
+    double started;       /* when the candidate running began */
+    double timed_from;    /* when its second run began (0: not yet) */
+    double longest;       /* the longest candidate so far (a compile cannot be cut short) */
+    const char *stop_why; /* why the running candidate was stopped */
     bool user_stop;
-    bool retiming;           /* the side-by-side runs at the end: never cut short */
-    size_t outside;          /* candidates run that are not in the final space (the probe) */
+    bool retiming;  /* the side-by-side runs at the end: never cut short */
+    size_t outside; /* candidates run that are not in the final space (the probe) */
     /* candidates run, by hash of coordinates: open addressing */
     uint64_t *seen;
     size_t seen_cap, seen_n;
@@ -377,8 +384,10 @@ static void configuration(const tuner *t, const size_t *c, long *params, size_t 
     memcpy(params, co_session_params(t->session), CO_MAX_PARAMS * sizeof *params);
     memcpy(local, co_session_local(t->session), 3 * sizeof *local);
     for (size_t a = 0; a < t->naxes; a++) {
-        if (t->axes[a].param >= 0) params[t->axes[a].param] = t->axes[a].values[c[a]];
-        else memcpy(local, t->axes[a].shapes[c[a]], 3 * sizeof *local);
+        if (t->axes[a].param >= 0)
+            params[t->axes[a].param] = t->axes[a].values[c[a]];
+        else
+            memcpy(local, t->axes[a].shapes[c[a]], 3 * sizeof *local);
     }
 }
 
@@ -431,8 +440,11 @@ static bool report(tuner *t) {
     co_tune_progress p = {
         .last = &t->r->candidates[t->r->ncandidates - 1],
         .best = t->best >= 0 ? &t->r->candidates[t->best] : NULL,
-        .done = t->r->ncandidates, .planned = t->planned, .space = t->space,
-        .elapsed_ms = elapsed, .budget_ms = t->budget_ms,
+        .done = t->r->ncandidates,
+        .planned = t->planned,
+        .space = t->space,
+        .elapsed_ms = elapsed,
+        .budget_ms = t->budget_ms,
         .eta_ms = fmin(left, fmax(0, t->deadline - co_now_ms())),
     };
     if (t->cfg->on_candidate(&p, t->cfg->user)) {
@@ -506,9 +518,12 @@ static void search_anneal(tuner *t) {
         } else {
             const size_t a = (size_t)(co_rng_next(&t->rng) % t->naxes), n = t->axes[a].n;
             if (n < 2) continue;
-            if (u < 0.3) next[a] = (size_t)(co_rng_next(&t->rng) % n);
-            else if (co_rng_next(&t->rng) & 1) next[a] = cur[a] + 1 < n ? cur[a] + 1 : cur[a] - 1;
-            else next[a] = cur[a] > 0 ? cur[a] - 1 : cur[a] + 1;
+            if (u < 0.3)
+                next[a] = (size_t)(co_rng_next(&t->rng) % n);
+            else if (co_rng_next(&t->rng) & 1)
+                next[a] = cur[a] + 1 < n ? cur[a] + 1 : cur[a] - 1;
+            else
+                next[a] = cur[a] > 0 ? cur[a] - 1 : cur[a] + 1;
         }
         if (!run_candidate(t, next)) {
             if (++dupes % 50 == 0) memcpy(cur, next, sizeof cur); /* wander on */
@@ -546,7 +561,8 @@ static co_status make_axes(tuner *t) {
     const long *base = co_session_params(t->session);
     for (size_t i = 0; i < v->nparams; i++) {
         bool fixed = false;
-        for (size_t j = 0; j < cfg->run.nparams; j++) fixed |= !strcmp(cfg->run.params[j].name, v->params[i].name);
+        for (size_t j = 0; j < cfg->run.nparams; j++)
+            fixed |= !strcmp(cfg->run.params[j].name, v->params[i].name);
         if (fixed) continue;
         axis *a = &t->axes[t->naxes];
         memset(a, 0, sizeof *a);
@@ -579,8 +595,8 @@ static void add_shape_axis(tuner *t) {
     const co_tune_config *cfg = t->cfg;
     const co_tune_candidate *d = &t->r->candidates[0];
     const char *list = co_opt(cfg->values, cfg->nvalues, "local");
-    if (cfg->nvalues && !list) return;       /* a preset of tunables only */
-    if (!d->used_local[0]) return;           /* host code, or the default failed */
+    if (cfg->nvalues && !list) return; /* a preset of tunables only */
+    if (!d->used_local[0]) return;     /* host code, or the default failed */
     axis *a = &t->axes[t->naxes];
     memset(a, 0, sizeof *a);
     a->param = -1;
@@ -663,13 +679,14 @@ static cJSON *make_entry(const co_device *dev, const co_tune_result *r) {
     const co_tune_candidate *c = &r->candidates[r->best];
     cJSON *e = cJSON_CreateObject(), *params = cJSON_CreateObject(), *local = cJSON_CreateArray();
     const char *keys[NKEYS] = {dev->info.backend, dev->info.name, dev->info.driver_version,
-                               r->workload, r->variant, r->size_class};
+                               r->workload,       r->variant,     r->size_class};
     for (size_t i = 0; i < NKEYS; i++) cJSON_AddStringToObject(e, key_fields[i], keys[i]);
     cJSON_AddStringToObject(e, "sizes", r->sizes);
     for (size_t i = 0; i < c->nparams; i++)
         cJSON_AddNumberToObject(params, c->params[i].name, (double)c->params[i].value);
     cJSON_AddItemToObject(e, "params", params);
-    for (int d = 0; d < 3; d++) cJSON_AddItemToArray(local, cJSON_CreateNumber((double)c->local[d]));
+    for (int d = 0; d < 3; d++)
+        cJSON_AddItemToArray(local, cJSON_CreateNumber((double)c->local[d]));
     cJSON_AddItemToObject(e, "local", local);
     cJSON_AddNumberToObject(e, "median_ms", r->best_ms);
     cJSON_AddNumberToObject(e, "default_ms", r->default_ms);
@@ -690,8 +707,8 @@ static cJSON *make_entry(const co_device *dev, const co_tune_result *r) {
 /* Merge `add` (entries; taken) into the database at path, under its lock:
  * an entry replaces its key's unless that one is newer (only_newer).
  * *taken: how many went in; note: a corrupt file rebuilt. */
-static co_status db_merge(const char *path, cJSON *add, bool only_newer, size_t *taken,
-                          char *note, size_t note_len) {
+static co_status db_merge(const char *path, cJSON *add, bool only_newer, size_t *taken, char *note,
+                          size_t note_len) {
     int lock = co_json_file_lock(path);
     if (lock < 0) {
         cJSON_Delete(add);
@@ -699,7 +716,8 @@ static co_status db_merge(const char *path, cJSON *add, bool only_newer, size_t 
     }
     char why[200];
     cJSON *entries = db_read(path, why, sizeof why), *e;
-    if (why[0] && note) snprintf(note, note_len, "the tuning database %s was %s: rebuilt", path, why);
+    if (why[0] && note)
+        snprintf(note, note_len, "the tuning database %s was %s: rebuilt", path, why);
     size_t n = 0;
     while ((e = cJSON_DetachItemFromArray(add, 0))) {
         cJSON *old = NULL;
@@ -713,8 +731,10 @@ static co_status db_merge(const char *path, cJSON *add, bool only_newer, size_t 
             cJSON_Delete(e);
             continue;
         }
-        if (old) cJSON_ReplaceItemInArray(entries, at, e);
-        else cJSON_AddItemToArray(entries, e);
+        if (old)
+            cJSON_ReplaceItemInArray(entries, at, e);
+        else
+            cJSON_AddItemToArray(entries, e);
         n++;
     }
     cJSON_Delete(add);
@@ -734,7 +754,8 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     *out = NULL;
     if (!ctx) return co_fail(CO_ERR_INVALID, "co_tune: ctx is NULL");
     if (!cfg) return co_fail(CO_ERR_INVALID, "co_tune: cfg is NULL");
-    if (cfg->nvalues && !cfg->values) return co_fail(CO_ERR_INVALID, "co_tune: values is NULL with nvalues = %zu", cfg->nvalues);
+    if (cfg->nvalues && !cfg->values)
+        return co_fail(CO_ERR_INVALID, "co_tune: values is NULL with nvalues = %zu", cfg->nvalues);
     for (size_t i = 0; i < cfg->nvalues; i++)
         if (!cfg->values[i].name || !cfg->values[i].value)
             return co_fail(CO_ERR_INVALID, "co_tune: values[%zu] has a NULL name or value", i);
@@ -792,7 +813,7 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     t.space = space_size(&t);
     t.planned = 1;
     const double began = co_now_ms(); /* after the problem and its reference */
-    run_candidate(&t, t.def); /* the default: the baseline, whatever the budget */
+    run_candidate(&t, t.def);         /* the default: the baseline, whatever the budget */
     t.per_candidate_ms = co_now_ms() - began;
     if (!report(&t)) goto finish;
     add_shape_axis(&t);
@@ -806,14 +827,19 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     snprintf(r->strategy, sizeof r->strategy, "%s", strategies[strategy]);
     t.planned = strategy == 0 ? t.space : fmin(t.space, (double)r->ncandidates + fits);
     if (t.naxes && t.space > 1) {
-        if (strategy == 0) search_full(&t);
-        else if (strategy == 1) search_random(&t);
-        else search_anneal(&t);
+        if (strategy == 0)
+            search_full(&t);
+        else if (strategy == 1)
+            search_random(&t);
+        else
+            search_anneal(&t);
     }
 finish:
     r->space = t.space;
     r->covered = t.space > 0 ? fmin(1, (double)(r->ncandidates - t.outside) / t.space) : 0;
-    if (!r->strategy[0]) snprintf(r->strategy, sizeof r->strategy, "%s", strategy >= 0 ? strategies[strategy] : "full");
+    if (!r->strategy[0])
+        snprintf(r->strategy, sizeof r->strategy, "%s",
+                 strategy >= 0 ? strategies[strategy] : "full");
     side_by_side(&t);
     r->elapsed_ms = co_now_ms() - t.t0;
     if (t.user_stop) {
@@ -824,7 +850,8 @@ finish:
     }
     if (r->best < 0) { /* not even the default ran correctly: its error */
         const co_tune_candidate *d = &r->candidates[0];
-        st = co_fail(d->status ? d->status : CO_ERR_VERIFY, "%s", d->message[0] ? d->message : "the default configuration gave a wrong result");
+        st = co_fail(d->status ? d->status : CO_ERR_VERIFY, "%s",
+                     d->message[0] ? d->message : "the default configuration gave a wrong result");
         goto done;
     }
     if (!cfg->no_store) {
@@ -833,16 +860,20 @@ finish:
         cJSON *add = cJSON_CreateArray();
         cJSON_AddItemToArray(add, make_entry(dev, r));
         r->stored = db_merge(path, add, false, NULL, r->note, sizeof r->note) == CO_OK;
-        if (!r->stored) snprintf(r->note, sizeof r->note, "not kept: %.300s", co_last_error());
-        else if (!r->note[0]) snprintf(r->note, sizeof r->note, "kept in %.300s", path);
+        if (!r->stored)
+            snprintf(r->note, sizeof r->note, "not kept: %.300s", co_last_error());
+        else if (!r->note[0])
+            snprintf(r->note, sizeof r->note, "kept in %.300s", path);
         st = CO_OK;
     }
 done:
     co_session_close(t.session);
     free(t.seen);
     free(axes);
-    if (r->ncandidates || st == CO_OK) *out = r;
-    else co_tune_result_free(r);
+    if (r->ncandidates || st == CO_OK)
+        *out = r;
+    else
+        co_tune_result_free(r);
     return st;
 }
 
@@ -856,7 +887,8 @@ void co_tune_result_free(co_tune_result *result) {
 
 static void entry_of(const cJSON *e, co_tune_entry *out) {
     memset(out, 0, sizeof *out);
-#define S(field, key) snprintf(out->field, sizeof out->field, "%s", string_of(e, key) ? string_of(e, key) : "")
+#define S(field, key)                                                                              \
+    snprintf(out->field, sizeof out->field, "%s", string_of(e, key) ? string_of(e, key) : "")
     S(backend, "backend");
     S(device_name, "device_name");
     S(driver, "driver");
@@ -868,7 +900,8 @@ static void entry_of(const cJSON *e, co_tune_entry *out) {
 #undef S
     const cJSON *v;
     size_t used = 0;
-    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(e, "params")) if (used < sizeof out->params)
+    cJSON_ArrayForEach(v,
+                       cJSON_GetObjectItemCaseSensitive(e, "params")) if (used < sizeof out->params)
         used += (size_t)snprintf(out->params + used, sizeof out->params - used, "%s%s=%.0f",
                                  used ? " " : "", v->string, v->valuedouble);
     const cJSON *local = cJSON_GetObjectItemCaseSensitive(e, "local");
@@ -882,7 +915,8 @@ static void entry_of(const cJSON *e, co_tune_entry *out) {
 co_status co_tune_db_list(co_tune_entry **entries, size_t *count, char *warning,
                           size_t warning_len) {
     if (!entries || !count)
-        return co_fail(CO_ERR_INVALID, "co_tune_db_list: %s is NULL", !entries ? "entries" : "count");
+        return co_fail(CO_ERR_INVALID, "co_tune_db_list: %s is NULL",
+                       !entries ? "entries" : "count");
     *entries = NULL;
     *count = 0;
     if (warning && warning_len) warning[0] = 0;
@@ -891,8 +925,10 @@ co_status co_tune_db_list(co_tune_entry **entries, size_t *count, char *warning,
     if (st) return st;
     cJSON *all = db_read(path, why, sizeof why);
     if (why[0] && warning && warning_len)
-        snprintf(warning, warning_len, "the tuning database %s is %s: read as empty, the next "
-                 "tune rebuilds it", path, why);
+        snprintf(warning, warning_len,
+                 "the tuning database %s is %s: read as empty, the next "
+                 "tune rebuilds it",
+                 path, why);
     const size_t n = (size_t)cJSON_GetArraySize(all);
     if (n && !(*entries = calloc(n, sizeof **entries))) {
         cJSON_Delete(all);
@@ -907,7 +943,8 @@ co_status co_tune_db_list(co_tune_entry **entries, size_t *count, char *warning,
 void co_tune_db_free(co_tune_entry *entries) { free(entries); }
 
 co_status co_tune_db_export(const char *file, size_t *count) {
-    if (!file || !*file) return co_fail(CO_ERR_INVALID, "co_tune_db_export: file is %s", file ? "empty" : "NULL");
+    if (!file || !*file)
+        return co_fail(CO_ERR_INVALID, "co_tune_db_export: file is %s", file ? "empty" : "NULL");
     char path[1024], why[200];
     co_status st = co_tune_db_path(path, sizeof path);
     if (st) return st;
@@ -919,7 +956,8 @@ co_status co_tune_db_export(const char *file, size_t *count) {
 }
 
 co_status co_tune_db_import(const char *file, size_t *count) {
-    if (!file || !*file) return co_fail(CO_ERR_INVALID, "co_tune_db_import: file is %s", file ? "empty" : "NULL");
+    if (!file || !*file)
+        return co_fail(CO_ERR_INVALID, "co_tune_db_import: file is %s", file ? "empty" : "NULL");
     char why[200], path[1024];
     cJSON *add = co_json_file_read(file, DB_TAG, DB_ARRAY, why, sizeof why);
     if (!add) {
@@ -928,8 +966,10 @@ co_status co_tune_db_import(const char *file, size_t *count) {
     }
     cJSON *valid = cJSON_CreateArray(), *e;
     while ((e = cJSON_DetachItemFromArray(add, 0))) {
-        if (entry_valid(e)) cJSON_AddItemToArray(valid, e);
-        else cJSON_Delete(e);
+        if (entry_valid(e))
+            cJSON_AddItemToArray(valid, e);
+        else
+            cJSON_Delete(e);
     }
     cJSON_Delete(add);
     co_status st = co_tune_db_path(path, sizeof path);

@@ -44,8 +44,7 @@ const char *co_opt(const co_option *opts, size_t n, const char *name) {
     return value;
 }
 
-co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def,
-                      size_t *out) {
+co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def, size_t *out) {
     const char *v = co_opt(opts, n, name);
     if (!v) {
         *out = def;
@@ -126,8 +125,8 @@ co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool o
                        p->wl ? p->wl->name : "the problem", name, bytes);
     if (host) *host = NULL;
     p->host_bytes += bytes;
-    p->arrays[p->narrays++] = (co_array){.name = name, .bytes = bytes, .output = output,
-                                         .bind = host};
+    p->arrays[p->narrays++] =
+        (co_array){.name = name, .bytes = bytes, .output = output, .bind = host};
     return CO_OK;
 }
 
@@ -170,8 +169,11 @@ void co_problem_rate(co_problem *p, const char *unit, double count) {
 
 size_t co_parse_options(const char *text, char *store, size_t store_len, co_option *opts,
                         size_t cap) {
-    const char *bad = !text ? "text is NULL" : !store ? "store is NULL"
-                      : !store_len ? "store_len is 0" : !opts && cap ? "opts is NULL" : NULL;
+    const char *bad = !text          ? "text is NULL"
+                      : !store       ? "store is NULL"
+                      : !store_len   ? "store_len is 0"
+                      : !opts && cap ? "opts is NULL"
+                                     : NULL;
     if (bad) {
         co_fail(CO_ERR_INVALID, "co_parse_options: %s", bad);
         return 0;
@@ -179,8 +181,8 @@ size_t co_parse_options(const char *text, char *store, size_t store_len, co_opti
     /* A truncated copy would parse "m=1000" as "m=10": refuse it instead. */
     const size_t len = strlen(text);
     if (len >= store_len) {
-        co_fail(CO_ERR_INVALID, "co_parse_options: text is %zu bytes, store_len %zu holds %zu",
-                len, store_len, store_len - 1);
+        co_fail(CO_ERR_INVALID, "co_parse_options: text is %zu bytes, store_len %zu holds %zu", len,
+                store_len, store_len - 1);
         return 0;
     }
     memcpy(store, text, len + 1);

@@ -44,10 +44,10 @@ typedef struct co_array {
     const char *name;
     void *host;
     size_t bytes;
-    bool output; /* poisoned before each run, downloaded after it */
+    bool output;  /* poisoned before each run, downloaded after it */
     bool scratch; /* working memory of the variants: neither uploaded, downloaded nor checked */
-    co_buf *buf; /* device copy while a device variant runs */
-    void **bind; /* the workload's pointer to host, set by co_problem_alloc */
+    co_buf *buf;  /* device copy while a device variant runs */
+    void **bind;  /* the workload's pointer to host, set by co_problem_alloc */
 } co_array;
 
 typedef struct co_workload co_workload;
@@ -60,9 +60,15 @@ typedef struct co_problem {
     double bytes; /* each input read once, each output written once */
     /* Rates besides GFLOP/s and GB/s: a count per run and its unit
      * ("rays", "frames", "ball-steps"), reported per second. */
-    struct { double count; const char *unit; } rates[CO_MAX_RATES];
+    struct {
+        double count;
+        const char *unit;
+    } rates[CO_MAX_RATES];
     size_t nrates;
-    struct { char name[16]; char value[64]; } sizes[CO_MAX_KV];
+    struct {
+        char name[16];
+        char value[64];
+    } sizes[CO_MAX_KV];
     size_t nsizes;
     /* Memory, counted before anything is allocated (init only declares it;
      * the runner checks the host's and the device's memory, then allocates):
@@ -97,7 +103,7 @@ typedef struct co_job {
     const char *phase;          /* "reference", "warm-up", "timed" */
     unsigned run, warmup, reps; /* this run (1-based) of warmup + reps */
     double start_ms, phase_ms, checked_ms, called_ms, last_run_ms;
-    const char *unit;           /* the last co_job_progress's */
+    const char *unit; /* the last co_job_progress's */
     double done, total;
 } co_job;
 
@@ -136,9 +142,9 @@ static inline size_t co_ceil_to(size_t x, size_t step) { return (x + step - 1) /
 /* In initializers: a static array and its length, counted by the compiler. */
 /* A variant's parameters; more than CO_MAX_PARAMS fails to compile (a
  * negative array size), rather than overrunning co_job.params. */
-#define CO_PARAMS(array)                                                                     \
-    .params = (array),                                                                       \
-    .nparams = sizeof(array) / sizeof((array)[0]) +                                          \
+#define CO_PARAMS(array)                                                                           \
+    .params = (array),                                                                             \
+    .nparams = sizeof(array) / sizeof((array)[0]) +                                                \
                0 * sizeof(char[sizeof(array) / sizeof((array)[0]) <= CO_MAX_PARAMS ? 1 : -1])
 #define CO_OPTIONS(array) .options = (array), .noptions = sizeof(array) / sizeof((array)[0])
 #define CO_VARIANTS(array) .variants = (array), .nvariants = sizeof(array) / sizeof((array)[0])
@@ -160,7 +166,7 @@ struct co_workload {
      * CPU's); a GPU's list starts with the CPU's sets, so that rows compare. */
     const char *bench_sets, *bench_sets_gpu;
     const char *quick_sets, *quick_sets_gpu;
-    const char *test_sets;   /* awkward sizes every variant is tested at */
+    const char *test_sets; /* awkward sizes every variant is tested at */
     /* Parse and check options, declare host arrays and the other memory a
      * run takes (co_problem: *_extra_bytes, host_check_bytes), set the model
      * and sizes. The arrays are allocated after init: it must not touch them. */
@@ -195,8 +201,7 @@ unsigned co_device_on(const co_device *dev);
 /* Option lookup for init: the value of `name` or NULL. */
 const char *co_opt(const co_option *opts, size_t n, const char *name);
 /* Parse a positive size option ("1024", "1k" is not accepted): one clear error. */
-co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def,
-                      size_t *out);
+co_status co_opt_size(const co_option *opts, size_t n, const char *name, size_t def, size_t *out);
 
 /* A real-valued option within [min, max]. */
 co_status co_opt_real(const co_option *opts, size_t n, const char *name, double def, double min,
@@ -211,8 +216,7 @@ co_status co_opt_choice(const co_option *opts, size_t n, const char *name, const
 /* Declare a host array: *host (host may be NULL: p->arrays[i].host) is set
  * by co_problem_alloc, after the memory check, so `host` must outlive init
  * (a field of p->state); 64-byte aligned, freed with the problem. */
-co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output,
-                           void **host);
+co_status co_problem_array(co_problem *p, const char *name, size_t bytes, bool output, void **host);
 /* What stb's PNG writer takes for an image of `bytes` (its filtered rows and
  * its deflate output, each about the image, and the deflate tables). */
 #define CO_PNG_WRITE_BYTES(bytes) (2 * (size_t)(bytes) + ((size_t)1 << 20))
@@ -247,8 +251,7 @@ co_status co_job_kernel(co_job *job, const char *source, const char *entry, cons
  * of `local`, launch, wait, add the kernel time to job->kernel_ms.
  * local_mem: bytes of __local memory the kernel declares (for the check). */
 co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const size_t global[3],
-                        const size_t local[3], size_t local_mem, size_t nargs,
-                        const co_arg *args);
+                        const size_t local[3], size_t local_mem, size_t nargs, const co_arg *args);
 /* The same check alone, before building a kernel that could not launch. */
 co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], size_t local_mem);
 /* For variants whose work-group (2D) follows from `from` ("its tile"): a
@@ -262,8 +265,8 @@ void co_job_add_time(co_job *job, double ms);
  * device), and co_job_kernel / co_job_launch report each kernel built and
  * each launch to `cap`. *out gets the run's names and tunables. */
 typedef struct co_capture co_capture;
-co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg,
-                         co_capture *cap, co_result *out);
+co_status co_run_capture(co_context *ctx, co_device *dev, const co_run_config *cfg, co_capture *cap,
+                         co_result *out);
 co_status co_capture_kernel(co_capture *cap, const char *source, const char *entry,
                             const char *defines, co_program *prog, co_kernel *kernel);
 co_status co_capture_launch(co_capture *cap, co_kernel *kernel, unsigned dims,
@@ -300,8 +303,7 @@ co_status co_session_open(co_context *ctx, const co_run_config *cfg, co_result *
 /* params: a value per tunable of the variant (NULL: the base); local: the
  * work-group (NULL: the base's; zeros: the variant's choice). out->tuned
  * only for the base of a session that found tuned values. */
-co_status co_session_run(co_session *s, const long *params, const size_t local[3],
-                         co_result *out);
+co_status co_session_run(co_session *s, const long *params, const size_t local[3], co_result *out);
 void co_session_close(co_session *s);
 const co_variant *co_session_variant(const co_session *s);
 const co_device *co_session_device(const co_session *s);
@@ -326,7 +328,9 @@ char *co_shader_source(const char *name);
 const char *const *co_kernel_names(void);
 
 /* Seeded random numbers: splitmix64 stream. */
-typedef struct co_rng { uint64_t s; } co_rng;
+typedef struct co_rng {
+    uint64_t s;
+} co_rng;
 uint64_t co_rng_next(co_rng *r);
 /* Uniform in [lo, hi), never exactly 0. */
 float co_rng_float(co_rng *r, float lo, float hi);

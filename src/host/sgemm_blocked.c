@@ -100,27 +100,17 @@ typedef float vf __attribute__((vector_size(SG_VW * sizeof(float))));
 #define SG_CONTRACT
 #endif
 
-static inline vf sg_loadu(const float *p)
-{
+static inline vf sg_loadu(const float *p) {
     vf v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void sg_storeu(float *p, vf v)
-{
-    memcpy(p, &v, sizeof v);
-}
+static inline void sg_storeu(float *p, vf v) { memcpy(p, &v, sizeof v); }
 
-static size_t sg_min(size_t x, size_t y)
-{
-    return x < y ? x : y;
-}
+static size_t sg_min(size_t x, size_t y) { return x < y ? x : y; }
 
-static size_t sg_round_up(size_t x, size_t to)
-{
-    return (x + to - 1) / to * to;
-}
+static size_t sg_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* C(mr x nr) = or += A~ sliver (kc x MR, a column of MR per k) times
  * B~ sliver (kc x NR, a row of NR per k). Vector loads go through memcpy
@@ -129,8 +119,7 @@ static size_t sg_round_up(size_t x, size_t to)
  * broadcast and NV FMAs per row per k step, no spills). */
 SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const float *restrict bp,
                                   float *restrict c, size_t ldc, int accumulate, size_t mr,
-                                  size_t nr)
-{
+                                  size_t nr) {
     /* Ask for the C tile now, so its cache misses overlap the k loop rather
      * than stall the write-back (matters when kc is small). */
     for (size_t i = 0; i < mr; ++i) {
@@ -140,17 +129,14 @@ SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const flo
 
     vf acc[SG_MR][SG_NV];
     for (int i = 0; i < SG_MR; ++i)
-        for (int v = 0; v < SG_NV; ++v)
-            acc[i][v] = (vf){0};
+        for (int v = 0; v < SG_NV; ++v) acc[i][v] = (vf){0};
 
     for (size_t p = 0; p < kc; ++p) {
         vf bv[SG_NV];
-        for (int v = 0; v < SG_NV; ++v)
-            bv[v] = sg_loadu(bp + v * SG_VW);
+        for (int v = 0; v < SG_NV; ++v) bv[v] = sg_loadu(bp + v * SG_VW);
         for (int i = 0; i < SG_MR; ++i) {
             const float a = ap[i];
-            for (int v = 0; v < SG_NV; ++v)
-                acc[i][v] += bv[v] * a;
+            for (int v = 0; v < SG_NV; ++v) acc[i][v] += bv[v] * a;
         }
         ap += SG_MR;
         bp += SG_NR;
@@ -161,8 +147,7 @@ SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const flo
             float *ci = c + (size_t)i * ldc;
             for (int v = 0; v < SG_NV; ++v) {
                 vf x = acc[i][v];
-                if (accumulate)
-                    x += sg_loadu(ci + v * SG_VW);
+                if (accumulate) x += sg_loadu(ci + v * SG_VW);
                 sg_storeu(ci + v * SG_VW, x);
             }
         }
@@ -172,46 +157,38 @@ SG_CONTRACT static void sg_kernel(size_t kc, const float *restrict ap, const flo
     /* Edge tile: spill the whole MR x NR tile, write back the valid part. */
     float t[SG_MR * SG_NR];
     for (int i = 0; i < SG_MR; ++i)
-        for (int v = 0; v < SG_NV; ++v)
-            sg_storeu(t + i * SG_NR + v * SG_VW, acc[i][v]);
+        for (int v = 0; v < SG_NV; ++v) sg_storeu(t + i * SG_NR + v * SG_VW, acc[i][v]);
     for (size_t i = 0; i < mr; ++i) {
         float *ci = c + i * ldc;
         const float *ti = t + i * SG_NR;
         if (accumulate)
-            for (size_t j = 0; j < nr; ++j)
-                ci[j] += ti[j];
+            for (size_t j = 0; j < nr; ++j) ci[j] += ti[j];
         else
-            for (size_t j = 0; j < nr; ++j)
-                ci[j] = ti[j];
+            for (size_t j = 0; j < nr; ++j) ci[j] = ti[j];
     }
 }
 
 /* One MR-row sliver of A (rows i0.., k range p0..p0+kc) into dst, column by
  * column (MR values per k), rows past m zero. */
-static void sg_pack_a(size_t mr, size_t kc, const float *a, size_t lda, float *restrict dst)
-{
+static void sg_pack_a(size_t mr, size_t kc, const float *a, size_t lda, float *restrict dst) {
     if (mr == SG_MR) {
         for (size_t p = 0; p < kc; ++p) {
-            for (size_t i = 0; i < SG_MR; ++i)
-                dst[i] = a[i * lda + p];
+            for (size_t i = 0; i < SG_MR; ++i) dst[i] = a[i * lda + p];
             dst += SG_MR;
         }
         return;
     }
     for (size_t p = 0; p < kc; ++p) {
         size_t i = 0;
-        for (; i < mr; ++i)
-            dst[i] = a[i * lda + p];
-        for (; i < SG_MR; ++i)
-            dst[i] = 0.0f;
+        for (; i < mr; ++i) dst[i] = a[i * lda + p];
+        for (; i < SG_MR; ++i) dst[i] = 0.0f;
         dst += SG_MR;
     }
 }
 
 /* One NR-column sliver of B (k range, columns j0..j0+nr) into dst, row by
  * row (NR values per k), columns past n zero. */
-static void sg_pack_b(size_t nr, size_t kc, const float *b, size_t ldb, float *restrict dst)
-{
+static void sg_pack_b(size_t nr, size_t kc, const float *b, size_t ldb, float *restrict dst) {
     if (nr == SG_NR) {
         for (size_t p = 0; p < kc; ++p) {
             memcpy(dst, b + p * ldb, SG_NR * sizeof *dst);
@@ -222,53 +199,43 @@ static void sg_pack_b(size_t nr, size_t kc, const float *b, size_t ldb, float *r
     for (size_t p = 0; p < kc; ++p) {
         const float *bp = b + p * ldb;
         size_t j = 0;
-        for (; j < nr; ++j)
-            dst[j] = bp[j];
-        for (; j < SG_NR; ++j)
-            dst[j] = 0.0f;
+        for (; j < nr; ++j) dst[j] = bp[j];
+        for (; j < SG_NR; ++j) dst[j] = 0.0f;
         dst += SG_NR;
     }
 }
 
 /* The fallback when packing buffers cannot be had: correct, unblocked. */
 static void sg_simple(size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
-                      size_t ldb, float *c, size_t ldc)
-{
+                      size_t ldb, float *c, size_t ldc) {
     for (size_t i = 0; i < m; ++i) {
         float *ci = c + i * ldc;
-        for (size_t j = 0; j < n; ++j)
-            ci[j] = 0.0f;
+        for (size_t j = 0; j < n; ++j) ci[j] = 0.0f;
         for (size_t p = 0; p < k; ++p) {
             const float aip = a[i * lda + p];
             const float *bp = b + p * ldb;
-            for (size_t j = 0; j < n; ++j)
-                ci[j] += aip * bp[j];
+            for (size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
         }
     }
 }
 
-static void *sg_alloc(size_t floats)
-{
+static void *sg_alloc(size_t floats) {
     size_t bytes = sg_round_up(floats * sizeof(float), SG_ALIGN);
     return aligned_alloc(SG_ALIGN, bytes);
 }
 
 void co_sgemm_blocked(size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
-                      size_t ldb, float *c, size_t ldc)
-{
-    if (m == 0 || n == 0)
-        return;
+                      size_t ldb, float *c, size_t ldc) {
+    if (m == 0 || n == 0) return;
     if (k == 0) {
-        for (size_t i = 0; i < m; ++i)
-            memset(c + i * ldc, 0, n * sizeof *c);
+        for (size_t i = 0; i < m; ++i) memset(c + i * ldc, 0, n * sizeof *c);
         return;
     }
 
     int threads = 1;
 #ifdef _OPENMP
     threads = omp_get_max_threads();
-    if (threads < 1)
-        threads = 1;
+    if (threads < 1) threads = 1;
 #endif
 
     /* Buffer sizes: only as large as this problem needs. */
@@ -326,10 +293,8 @@ void co_sgemm_blocked(size_t m, size_t n, size_t k, const float *a, size_t lda, 
                 const size_t mc = sg_round_up((ms + nrb - 1) / nrb, SG_MR);
                 const size_t rb = (ms + mc - 1) / mc; /* row blocks, <= nrb */
                 size_t want = (4 * (size_t)threads + rb - 1) / rb;
-                if (want > nsl)
-                    want = nsl;
-                if (want < 1)
-                    want = 1;
+                if (want > nsl) want = nsl;
+                if (want < 1) want = 1;
                 const size_t gw = (nsl + want - 1) / want; /* slivers per group */
                 const size_t groups = (nsl + gw - 1) / gw;
                 const size_t tasks = rb * groups;

@@ -91,10 +91,13 @@ static const co_option_def options[] = {
     {"height", "1080", "image height in pixels (default: the --input image's)"},
     {"radius", "3", "window radius r >= 0: (2r+1) x (2r+1) pixels"},
     {"border", "clamp", "clamp (replicate the edge), reflect101 or zero"},
-    {"format", "f32", "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
+    {"format", "f32",
+     "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
      "for RGB/RGBA, f32 for gray; else f32)"},
-    {"input", NULL, "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
-    {"output", NULL, "write the filtered image of the last run: PNG, or with a name ending .raw "
+    {"input", NULL,
+     "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
+    {"output", NULL,
+     "write the filtered image of the last run: PNG, or with a name ending .raw "
      "its values as they are (float32 or RGBA8 bytes, rows packed, this machine's byte order)"},
 };
 
@@ -110,20 +113,22 @@ static void problem_word(co_problem *p, const char *name, const char *word) {
 }
 
 /* Width and height: the options, else the --input image's; both must agree. */
-static co_status parse_size(const co_option *opts, size_t n, const co_image *img, int *w,
-                            int *h) {
+static co_status parse_size(const co_option *opts, size_t n, const co_image *img, int *w, int *h) {
     size_t sw, sh;
     co_status st = co_opt_size(opts, n, "width", img->pixels ? (size_t)img->width : 1920, &sw);
     if (!st) st = co_opt_size(opts, n, "height", img->pixels ? (size_t)img->height : 1080, &sh);
     if (st) return st;
     if (img->pixels && (sw != (size_t)img->width || sh != (size_t)img->height))
-        return co_fail(CO_ERR_INVALID, "--width/--height %zux%zu differ from the --input image's "
-                       "%dx%d (leave them out to use the image's)", sw, sh, img->width,
-                       img->height);
+        return co_fail(CO_ERR_INVALID,
+                       "--width/--height %zux%zu differ from the --input image's "
+                       "%dx%d (leave them out to use the image's)",
+                       sw, sh, img->width, img->height);
     /* The kernels index elements of a row and rows with int. */
     if (sw * 4 >= (1u << 30) || sh >= (1u << 30))
-        return co_fail(CO_ERR_INVALID, "boxfilter %zux%zu: width and height must be under 2^28 "
-                       "and 2^30 pixels", sw, sh);
+        return co_fail(CO_ERR_INVALID,
+                       "boxfilter %zux%zu: width and height must be under 2^28 "
+                       "and 2^30 pixels",
+                       sw, sh);
     *w = (int)sw;
     *h = (int)sh;
     return CO_OK;
@@ -138,15 +143,18 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     /* The format follows the --input file where --format does not say:
      * colour (RGB, RGBA) stays colour, gray (and gray + alpha) is f32. */
     int file_channels = 0;
-    if (!st && input && !co_opt(opts, nopts, "format")) st = co_image_channels(input, &file_channels);
+    if (!st && input && !co_opt(opts, nopts, "format"))
+        st = co_image_channels(input, &file_channels);
     if (!st)
-        st = co_opt_choice(opts, nopts, "format", "f32|rgba8", file_channels >= 3 ? FMT_RGBA8 : FMT_F32,
-                           &s->format);
+        st = co_opt_choice(opts, nopts, "format", "f32|rgba8",
+                           file_channels >= 3 ? FMT_RGBA8 : FMT_F32, &s->format);
     if (!st) st = co_opt_int(opts, nopts, "radius", 3, 0, F32_MAX_RADIUS, &s->radius);
     if (!st && s->format == FMT_RGBA8 && s->radius > RGBA8_MAX_RADIUS)
-        st = co_fail(CO_ERR_INVALID, "--radius=%d is over rgba8's limit %d: its sums are exact 32-bit "
+        st = co_fail(CO_ERR_INVALID,
+                     "--radius=%d is over rgba8's limit %d: its sums are exact 32-bit "
                      "integers, and 255 (2r+1)^2 fits them up to r = %d (--format f32 takes radii "
-                     "up to %d)", s->radius, RGBA8_MAX_RADIUS, RGBA8_MAX_RADIUS, F32_MAX_RADIUS);
+                     "up to %d)",
+                     s->radius, RGBA8_MAX_RADIUS, RGBA8_MAX_RADIUS, F32_MAX_RADIUS);
     s->ch = s->format == FMT_RGBA8 ? 4 : 1;
     if (!st && input) st = co_image_load(input, s->ch, &s->input);
     if (!st) st = parse_size(opts, nopts, &s->input, &s->w, &s->h);
@@ -177,10 +185,14 @@ static void fill(co_problem *p, uint64_t seed) {
     float *f = s->in;
     unsigned char *u = s->in;
     for (size_t i = 0; i < s->elems; i++) {
-        if (s->input.pixels && s->format == FMT_F32) f[i] = s->input.pixels[i] / 255.0f;
-        else if (s->input.pixels) u[i] = s->input.pixels[i];
-        else if (s->format == FMT_F32) f[i] = co_rng_float(&r, 0.0f, 1.0f);
-        else u[i] = (unsigned char)(1 + co_rng_next(&r) % 255); /* never 0 */
+        if (s->input.pixels && s->format == FMT_F32)
+            f[i] = s->input.pixels[i] / 255.0f;
+        else if (s->input.pixels)
+            u[i] = s->input.pixels[i];
+        else if (s->format == FMT_F32)
+            f[i] = co_rng_float(&r, 0.0f, 1.0f);
+        else
+            u[i] = (unsigned char)(1 + co_rng_next(&r) % 255); /* never 0 */
     }
 }
 
@@ -359,8 +371,10 @@ static co_status run_c(co_job *job) {
                                 (double)s->h * s->w))
                 return co_job_stopped(job);
             co_host_id[0] = i, co_host_id[1] = y;
-            if (s->format == FMT_F32) box_naive_f32(s->w, s->h, s->radius, s->border, s->in, s->out);
-            else box_naive_u8(s->w, s->h, s->radius, s->border, s->in, s->out);
+            if (s->format == FMT_F32)
+                box_naive_f32(s->w, s->h, s->radius, s->border, s->in, s->out);
+            else
+                box_naive_u8(s->w, s->h, s->radius, s->border, s->in, s->out);
         }
     return CO_OK;
 }
@@ -369,7 +383,8 @@ static co_status run_c(co_job *job) {
 static void add_rows(const box_state *s, double *v, int a, int b) {
     const size_t ec = (size_t)s->w * s->ch;
     if (s->format == FMT_F32) {
-        const float *pa = (const float *)s->in + (size_t)a * ec, *pb = (const float *)s->in + (size_t)b * ec;
+        const float *pa = (const float *)s->in + (size_t)a * ec,
+                    *pb = (const float *)s->in + (size_t)b * ec;
         if (a >= 0 && b >= 0)
             for (size_t e = 0; e < ec; e++) v[e] += (double)pa[e] - (double)pb[e];
         else if (a >= 0)
@@ -404,7 +419,8 @@ static void slide_segments(const double *ext, double *sums, int w, int r, int ch
     const int len = (w + NS - 1) / NS; /* the last segments may be short or empty */
     double sum[NS] = {0};
     for (int k = 0; k < NS; k++)
-        for (int j = 0; j <= 2 * r && k * len < w; j++) sum[k] += ext[(size_t)(k * len + j) * ch + c];
+        for (int j = 0; j <= 2 * r && k * len < w; j++)
+            sum[k] += ext[(size_t)(k * len + j) * ch + c];
     for (int i = 0; i < len; i++)
         for (int k = 0; k < NS; k++) {
             const size_t x = (size_t)(k * len + i);
@@ -421,13 +437,16 @@ static bool wide_window(const box_state *s) { return 2 * (size_t)s->radius + 1 >
 static void row_sums(const box_state *s, const double *v, double *ext, double *sums, int y) {
     const int w = s->w, r = s->radius, ch = s->ch;
     if (wide_window(s)) /* ext: w + 1 values of scratch */
-        for (int c = 0; c < ch; c++) line_windows(v + c, (size_t)ch, w, r, s->border, ext, sums + c, (size_t)ch);
+        for (int c = 0; c < ch; c++)
+            line_windows(v + c, (size_t)ch, w, r, s->border, ext, sums + c, (size_t)ch);
     else
         memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
-    for (int j = -r; j < w + r + 1 && !wide_window(s); j++) { /* the borders, and one 0 past the end */
+    for (int j = -r; j < w + r + 1 && !wide_window(s);
+         j++) { /* the borders, and one 0 past the end */
         if (j == 0) j = w;
         const int x = j < w + r ? bf_map(j, w, s->border) : -1;
-        for (int c = 0; c < ch; c++) ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
+        for (int c = 0; c < ch; c++)
+            ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
     }
     if (wide_window(s)) {
     } else if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
@@ -465,7 +484,8 @@ static co_status run_omp(co_job *job) {
 #pragma omp parallel
     {
         double *v = malloc(ec * sizeof *v);
-        double *ext = malloc(((size_t)s->w + (wide_window(s) ? 1 : 2 * (size_t)r + 1)) * s->ch * sizeof *ext);
+        double *ext =
+            malloc(((size_t)s->w + (wide_window(s) ? 1 : 2 * (size_t)r + 1)) * s->ch * sizeof *ext);
         double *sums = malloc(ec * sizeof *sums);
         if (!v || !ext || !sums) {
 #pragma omp atomic write
@@ -475,7 +495,7 @@ static co_status run_omp(co_job *job) {
 #pragma omp for schedule(static)
         for (int y = 0; y < h; y++) {
             if (!v || !ext || !sums) continue;
-            if (y != next) { /* the first row of this thread's band */
+            if (y != next) {                  /* the first row of this thread's band */
                 memset(v, 0, ec * sizeof *v); /* the rows of the window, weighted: O(h) at any r */
                 const bf_span sp = bf_window(y, r, h, border);
 #define ADD_(p, k) add_row_times(s, v, (p), (k))
@@ -506,7 +526,8 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
     const int n = snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
                            s->format, first, final, more ? " " : "", more ? more : "");
     if (n < 0 || (size_t)n >= sizeof extra)
-        return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)", n);
+        return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
+                       n);
     co_job_defines(job, extra, defines, sizeof defines);
     const bool fused = !strcmp(entry, "box_fused") || !strcmp(entry, "box_ring");
     return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
@@ -565,8 +586,8 @@ static co_status run_separable(co_job *job) {
 }
 
 /* Both passes of a transposing variant: in (h x w) -> tmp (w x h) -> out. */
-typedef co_status (*transposing_pass)(co_job *job, int first, int final, int w, int h,
-                                      co_buf *src, co_buf *dst);
+typedef co_status (*transposing_pass)(co_job *job, int first, int final, int w, int h, co_buf *src,
+                                      co_buf *dst);
 
 static co_status two_transposed(co_job *job, transposing_pass pass) {
     box_state *s = job->prob->state;
@@ -589,8 +610,8 @@ static co_status transpose_pass(co_job *job, int first, int final, int w, int h,
     if (!st) st = co_job_check(job, 2, local, lmem);
     if (!st) st = kernel_for(job, "box_transpose", first, final, NULL, &k);
     if (st) return st;
-    const co_arg args[] = {CO_INT(w), CO_INT(h), CO_INT(s->radius), CO_INT(s->border), CO_BUF(src),
-                           CO_BUF(dst)};
+    const co_arg args[] = {CO_INT(w),         CO_INT(h),   CO_INT(s->radius),
+                           CO_INT(s->border), CO_BUF(src), CO_BUF(dst)};
     return co_job_launch(job, k, 2, global, local, lmem, 6, args);
 }
 
@@ -609,8 +630,10 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     const size_t tile = (size_t)co_job_param(job, "TILE"), sy = (size_t)co_job_param(job, "SY");
     const size_t seg = slide_seg(job);
     if (seg % tile || tile < (size_t)s->ch)
-        return co_fail(CO_ERR_INVALID, "sliding needs SEG a multiple of TILE and TILE >= %d "
-                       "(SEG=%zu, TILE=%zu)", s->ch, seg, tile);
+        return co_fail(CO_ERR_INVALID,
+                       "sliding needs SEG a multiple of TILE and TILE >= %d "
+                       "(SEG=%zu, TILE=%zu)",
+                       s->ch, seg, tile);
     const size_t local[3] = {tile, sy, 1};
     const size_t segments = ((size_t)h + seg - 1) / seg;
     const size_t global[3] = {co_ceil_to((size_t)w * s->ch, tile), co_ceil_to(segments, sy), 1};
@@ -620,7 +643,7 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     if (!st) st = co_job_check(job, 2, local, lmem);
     if (!st) st = kernel_for(job, "box_slide", first, final, NULL, &k);
     if (st) return st;
-    const co_arg args[] = {CO_INT(w), CO_INT(h), CO_INT(s->radius), CO_INT(s->border),
+    const co_arg args[] = {CO_INT(w),   CO_INT(h),   CO_INT(s->radius), CO_INT(s->border),
                            CO_INT(seg), CO_BUF(src), CO_BUF(dst)};
     return co_job_launch(job, k, 2, global, local, lmem, 7, args);
 }
@@ -661,10 +684,11 @@ enum { FUSED_MAX_GROUP = 512 };
  * block sums), then `rows` rows of NT + 1 (the batch's window sums, or the
  * ring). */
 typedef struct fused_plan {
-    size_t batch, part, parts, blocks, lm_bytes, rows, bytes; /* parts: of a row, PART pixels each */
+    size_t batch, part, parts, blocks, lm_bytes, rows,
+        bytes;     /* parts: of a row, PART pixels each */
     size_t groups; /* the ring: the groups a compute unit was fitted for */
-    bool pipe; /* the ring pipelined (box_ring's BF_PIPE) */
-    bool vec;  /* the ring's rows read four columns at a time (box_ring's BF_VEC) */
+    bool pipe;     /* the ring pipelined (box_ring's BF_PIPE) */
+    bool vec;      /* the ring's rows read four columns at a time (box_ring's BF_VEC) */
 } fused_plan;
 
 /* Rows per segment of the ring pass, where SEG does not say: one wave, as
@@ -696,8 +720,8 @@ enum { PITCH_PIXELS = 1 << 20 };
  * is soon paid back. */
 static bool ring_compiled(const co_job *job) {
     const box_state *s = job->prob->state;
-    return co_job_param(job, "VEC") == 1 || (job->dev->info.type != CO_DEVICE_CPU &&
-                                             (size_t)s->w * (size_t)s->h >= PITCH_PIXELS);
+    return co_job_param(job, "VEC") == 1 ||
+           (job->dev->info.type != CO_DEVICE_CPU && (size_t)s->w * (size_t)s->h >= PITCH_PIXELS);
 }
 
 /* Whether the ring's horizontal pass reads (and writes) four columns at a
@@ -757,8 +781,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
         p->part = batch;
         p->parts = (nt / s->ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
-        p->blocks = spans && window >= spans * p->part
-                        ? p->parts - 1 + window / p->part : 0;
+        p->blocks = spans && window >= spans * p->part ? p->parts - 1 + window / p->part : 0;
         /* T (column-major, or row-major in rows of bf_lm_pitch) and the
          * block sums; with BF_VEC whole 16 bytes, so that the second lm
          * and the ring start aligned. */
@@ -887,9 +910,9 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const int n = gpu_ring_shapes(s->radius, shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;
-        const size_t batch = co_job_param(job, "BATCH") ? first_batch(job, width, true) : shapes[i].batch;
-        if (ring_fit(job, width, &shapes[i], batch, plan) &&
-            plan->batch == batch) {
+        const size_t batch =
+            co_job_param(job, "BATCH") ? first_batch(job, width, true) : shapes[i].batch;
+        if (ring_fit(job, width, &shapes[i], batch, plan) && plan->batch == batch) {
             *nt = width;
             return true;
         }
@@ -917,8 +940,7 @@ static co_status run_sliding(co_job *job) {
     box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
     size_t nt = (size_t)co_job_param(job, "NT");
-    if (nt % 32)
-        return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
+    if (nt % 32) return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     /* r = 0: a window of one pixel, the identity; a running sum of it
      * (v + (a - b)) would round, so box_naive returns each pixel as is. */
     if (!s->radius) return run_naive(job);
@@ -926,10 +948,10 @@ static co_status run_sliding(co_job *job) {
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
     const size_t wg = strip_group(job, nt);
-    if (!ring && (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP ||
-                  wg > info->max_work_group_size ||
-                  !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
-                            &plan))) {
+    if (!ring &&
+        (!co_job_param(job, "FUSE") || wg > FUSED_MAX_GROUP || wg > info->max_work_group_size ||
+         !fused_fit(job, nt, false, false, 0, first_batch(job, nt, false), info->local_mem_bytes,
+                    &plan))) {
         /* box_slide: segments of SEG rows down the image, then down its
          * transpose (its width). */
         const double seg = (double)slide_seg(job);
@@ -938,10 +960,11 @@ static co_status run_sliding(co_job *job) {
     }
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
     const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
-    const size_t seg = co_job_param(job, "SEG")  ? (size_t)co_job_param(job, "SEG")
-                       : ring                    ? ring_segment(job, strips, &plan)
-                                                 : fused_segment(job, strips, hist >= 0);
-    const size_t local[3] = {wg, 1, 1}, global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
+    const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG")
+                       : ring                   ? ring_segment(job, strips, &plan)
+                                                : fused_segment(job, strips, hist >= 0);
+    const size_t local[3] = {wg, 1, 1},
+                 global[3] = {strips * wg, ((size_t)s->h + seg - 1) / seg, 1};
     /* The model (header comment): the parts' first windows compensated
      * past the tuned shapes' radii; box_ring fills its window by 2r batched
      * steps, box_fused sums it directly. */
@@ -956,11 +979,12 @@ static co_status run_sliding(co_job *job) {
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
         lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
     char more[512] = "";
-    bool fits = defines_add(more, sizeof more, "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
+    bool fits = defines_add(more, sizeof more,
+                            "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
                             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu -DBF_VEC=%d",
-                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, hist,
-                            plan.blocks > 0, ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0,
-                            (size_t)plan.pipe, (int)plan.vec);
+                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, hist, plan.blocks > 0,
+                            ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)plan.pipe,
+                            (int)plan.vec);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
      * with 32-row batches took 138 registers and did not launch); on GPUs
      * only, so that CPU builds stay shared between radii. */
@@ -968,8 +992,9 @@ static co_status run_sliding(co_job *job) {
         fits = fits && defines_add(more, sizeof more, " -DBF_GROUP=%zu", wg);
     if (kahan0) fits = fits && defines_add(more, sizeof more, " -DBF_KAHAN0=1");
     if (ring && ring_compiled(job))
-        fits = fits && defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
-                                   (size_t)s->w * s->ch, s->radius, plan.rows);
+        fits = fits &&
+               defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
+                           (size_t)s->w * s->ch, s->radius, plan.rows);
     /* The zero border's columns outside the image zeroed where stored, not
      * by a branch of their loads (box_ring's BF_ZSTORE). With the branch
      * the H200 ran the ring 4% slower with the zero border than with clamp (8192^2, r = 1-4: 0.147 ms against
@@ -995,26 +1020,39 @@ static co_status run_sliding(co_job *job) {
     if (ring) {
         const long pf = co_job_param(job, "PF");
         fits = fits && defines_add(more, sizeof more, " -DPF=%ld",
-                                   pf ? pf : plan.pipe ? 3 : plan.batch >= 32 ? 1 : 2);
+                                   pf                 ? pf
+                                   : plan.pipe        ? 3
+                                   : plan.batch >= 32 ? 1
+                                                      : 2);
     }
     co_array *a = job->prob->arrays;
     co_kernel *k;
-    co_status st = job->local[0] ? co_fail(CO_ERR_INVALID, "sliding sets its work-group from NT "
+    co_status st = job->local[0] ? co_fail(CO_ERR_INVALID,
+                                           "sliding sets its work-group from NT "
                                            "and the radius; change NT with --param, not --local")
                                  : CO_OK;
     if (!st && !fits)
-        st = co_fail(CO_ERR_INVALID, "sliding: the kernel's defines are over %zu bytes", sizeof more - 1);
+        st = co_fail(CO_ERR_INVALID, "sliding: the kernel's defines are over %zu bytes",
+                     sizeof more - 1);
     if (!st) st = co_job_check(job, 2, local, ring ? 0 : lm_bytes + lo_bytes);
     if (!st) st = kernel_for(job, ring ? "box_ring" : "box_fused", 1, 1, more, &k);
     if (st) return st;
     if (ring) {
-        const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                               CO_INT(seg), CO_INT(plan.rows), CO_INT(plan.lm_bytes / 4),
-                               CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf), CO_LOCAL(plan.bytes)};
+        const co_arg args[] = {CO_INT(s->w),
+                               CO_INT(s->h),
+                               CO_INT(s->radius),
+                               CO_INT(s->border),
+                               CO_INT(seg),
+                               CO_INT(plan.rows),
+                               CO_INT(plan.lm_bytes / 4),
+                               CO_BUF(a[BOX_IN].buf),
+                               CO_BUF(a[BOX_OUT].buf),
+                               CO_LOCAL(plan.bytes)};
         return co_job_launch(job, k, 2, global, local, 0, 10, args);
     }
-    const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                           CO_INT(seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
+    const co_arg args[] = {CO_INT(s->w),          CO_INT(s->h), CO_INT(s->radius),
+                           CO_INT(s->border),     CO_INT(seg),  CO_BUF(a[BOX_IN].buf),
+                           CO_BUF(a[BOX_OUT].buf)};
     return co_job_launch(job, k, 2, global, local, lm_bytes + lo_bytes, 7, args);
 }
 
@@ -1057,8 +1095,8 @@ static co_status run_image(co_job *job) {
     snprintf(more, sizeof more, "-DBF_IMAGES=1 -DBF_BORDER=%d", s->border);
     if (!(st = co_job_check(job, 2, local, 0))) st = kernel_for(job, "box_image", 1, 1, more, &k);
     if (st) return st;
-    const co_arg args[] = {CO_INT(s->w), CO_INT(s->h), CO_INT(s->radius), CO_INT(s->border),
-                           CO_IMAGE(s->img), CO_BUF(a[BOX_OUT].buf)};
+    const co_arg args[] = {CO_INT(s->w),      CO_INT(s->h),     CO_INT(s->radius),
+                           CO_INT(s->border), CO_IMAGE(s->img), CO_BUF(a[BOX_OUT].buf)};
     return co_job_launch(job, k, 2, global, local, 0, 6, args);
 }
 
@@ -1066,70 +1104,113 @@ static const co_param_def transpose_params[] = {
     {"TILE", 16, 4, 32, true, "work-groups of TILE x TILE pixels", 0},
 };
 static const co_param_def sliding_params[] = {
-    {"FUSE", 1, 0, 1, false, "1: one fused pass where the halo fits local memory; 0: two "
-     "transposed passes", 0},
-    {"SEG", 0, 0, 65536, false, "rows per segment, where float sums restart (0: fused, chosen "
-     "from the compute units and the radius; two passes, 256; a multiple of TILE there)", 0},
-    {"NT", 0, 0, 4096, false, "fused: element columns per strip, a multiple of 32 (the "
+    {"FUSE", 1, 0, 1, false,
+     "1: one fused pass where the halo fits local memory; 0: two "
+     "transposed passes",
+     0},
+    {"SEG", 0, 0, 65536, false,
+     "rows per segment, where float sums restart (0: fused, chosen "
+     "from the compute units and the radius; two passes, 256; a multiple of TILE there)",
+     0},
+    {"NT", 0, 0, 4096, false,
+     "fused: element columns per strip, a multiple of 32 (the "
      "group: a work-item per column of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
-     "the leaving rows are in registers, for the ring 256 or 320 by the radius, else 256)", 0},
-    {"BATCH", 0, 0, 32, true, "fused: rows per batch, and pixels per part of the horizontal "
+     "the leaving rows are in registers, for the ring 256 or 320 by the radius, else 256)",
+     0},
+    {"BATCH", 0, 0, 32, true,
+     "fused: rows per batch, and pixels per part of the horizontal "
      "pass (0: with the ring on GPUs 16 or 32 by the radius, on CPUs 16; else 16 where the "
      "leaving rows are in registers (HIST), 8 up to r = 16, else 16; halved to fit local "
-     "memory)", 0},
-    {"BLOCKS", 4, 0, 64, false, "fused: a part's first window from sums of BATCH columns where "
+     "memory)",
+     0},
+    {"BLOCKS", 4, 0, 64, false,
+     "fused: a part's first window from sums of BATCH columns where "
      "the window spans BLOCKS parts or more (their sums cost a barrier); 0: always summed whole",
      0},
-    {"HIST", 33, 0, 65, false, "fused: the widest window (2r+1) whose leaving rows come from "
-     "registers; wider ones load them again (0: always)", 0},
-    {"MAXREG", 0, 0, 255, false, "fused, CUDA: registers per work-item at most (0: the "
-     "compiler's choice)", 0},
-    {"RING", 2, 0, 2, false, "fused: 1: horizontal first, the window's row sums in local memory "
+    {"HIST", 33, 0, 65, false,
+     "fused: the widest window (2r+1) whose leaving rows come from "
+     "registers; wider ones load them again (0: always)",
+     0},
+    {"MAXREG", 0, 0, 255, false,
+     "fused, CUDA: registers per work-item at most (0: the "
+     "compiler's choice)",
+     0},
+    {"RING", 2, 0, 2, false,
+     "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where one of the shapes measured best for the radius fits with whole batches", 0},
-    {"PF", 0, 0, 8, false, "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
-     "batch is 32 rows or more, else 2)", 0},
-    {"CHAINS", 0, 0, 4, true, "fused: a whole part of the horizontal pass and a whole batch "
+     "on GPUs where one of the shapes measured best for the radius fits with whole batches",
+     0},
+    {"PF", 0, 0, 8, false,
+     "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
+     "batch is 32 rows or more, else 2)",
+     0},
+    {"CHAINS", 0, 0, 4, true,
+     "fused: a whole part of the horizontal pass and a whole batch "
      "of the ring's vertical pass as this many chains of dependent adds, each starting from "
-     "the steps before it summed four ways (0: 4 with the ring pipelined, 2 without, else 1; r = 0 always 1)", 0},
-    {"PIPE", 0, 0, 2, false, "ring: 1: a batch's three steps overlap those of the next two, one "
+     "the steps before it summed four ways (0: 4 with the ring pipelined, 2 without, else 1; r = 0 "
+     "always 1)",
+     0},
+    {"PIPE", 0, 0, 2, false,
+     "ring: 1: a batch's three steps overlap those of the next two, one "
      "barrier a batch (local memory for a batch more); 2: a barrier between steps; 0: on GPUs "
-     "pipelined from r = 49 (with NT and BATCH auto), else not", 0},
-    {"VEC", 0, 0, 2, false, "ring: 1: the horizontal pass reads its rows four columns at a time "
+     "pipelined from r = 49 (with NT and BATCH auto), else not",
+     0},
+    {"VEC", 0, 0, 2, false,
+     "ring: 1: the horizontal pass reads its rows four columns at a time "
      "(rows row-major in local memory) where the image is float32 and BATCH a multiple of 4, "
      "the image's row pitch, the radius and the ring's height then compiled in (a build per "
      "width and radius; on GPUs they are from 2^20 pixels anyway); 2: never; 0: where they are "
-     "compiled in anyway and BATCH is 16 or less (32 for r = 64's shape)", 0},
-    {"TILE", 32, 4, 64, true, "two passes: element columns per group, rows per transposed "
-     "block", 0},
+     "compiled in anyway and BATCH is 16 or less (32 for r = 64's shape)",
+     0},
+    {"TILE", 32, 4, 64, true,
+     "two passes: element columns per group, rows per transposed "
+     "block",
+     0},
     {"SY", 4, 1, 16, true, "two passes: column segments per work-group", 0},
 };
 
 static const co_variant variants[] = {
     {.name = "c", .summary = "direct window sum, one core", .on = CO_ON_C, .run = run_c},
-    {.name = "omp", .summary = "separable running sums in double, all cores", .on = CO_ON_OMP,
+    {.name = "omp",
+     .summary = "separable running sums in double, all cores",
+     .on = CO_ON_OMP,
      .run = run_omp},
-    {.name = "naive", .summary = "one work-item per element sums its whole window",
-     .on = CO_ON_DEVICE, .run = run_naive},
-    {.name = "separable", .summary = "horizontal pass, vertical pass, intermediate buffer",
-     .on = CO_ON_DEVICE, .run = run_separable},
-    {.name = "transpose", .summary = "each pass writes transposed: both read along rows",
-     .on = CO_ON_DEVICE, CO_PARAMS(transpose_params), .run = run_transpose,
+    {.name = "naive",
+     .summary = "one work-item per element sums its whole window",
+     .on = CO_ON_DEVICE,
+     .run = run_naive},
+    {.name = "separable",
+     .summary = "horizontal pass, vertical pass, intermediate buffer",
+     .on = CO_ON_DEVICE,
+     .run = run_separable},
+    {.name = "transpose",
+     .summary = "each pass writes transposed: both read along rows",
+     .on = CO_ON_DEVICE,
+     CO_PARAMS(transpose_params),
+     .run = run_transpose,
      .test_params = "TILE=8"},
-    {.name = "image", .summary = "window read through images/textures, hardware borders",
-     .on = CO_ON_DEVICE, .available = has_images, .run = run_image},
-    {.name = "sliding", .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
-     .on = CO_ON_DEVICE, CO_PARAMS(sliding_params), .run = run_sliding,
-     .test_params = "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
-                    "NT=64 BATCH=8 SEG=40 MAXREG=56;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 BATCH=2 HIST=0 SEG=23 RING=0;"
-                    "NT=128 BATCH=16 BLOCKS=0 RING=0;NT=64 BATCH=2;NT=64 BATCH=8 CHAINS=4 RING=0;"
-                    "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 BATCH=2 PF=1;"
-                    "RING=1 NT=64 BATCH=16 VEC=1 BLOCKS=1;RING=1 NT=64 BATCH=32 BLOCKS=1;"
-                    "RING=1 NT=96 BLOCKS=0 SEG=40 MAXREG=64;RING=1 NT=32 BATCH=1 SEG=9;"
-                    "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
-                    "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
-                    "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
-                    "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
+    {.name = "image",
+     .summary = "window read through images/textures, hardware borders",
+     .on = CO_ON_DEVICE,
+     .available = has_images,
+     .run = run_image},
+    {.name = "sliding",
+     .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
+     .on = CO_ON_DEVICE,
+     CO_PARAMS(sliding_params),
+     .run = run_sliding,
+     .test_params =
+         "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
+         "NT=64 BATCH=8 SEG=40 MAXREG=56;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 BATCH=2 HIST=0 "
+         "SEG=23 RING=0;"
+         "NT=128 BATCH=16 BLOCKS=0 RING=0;NT=64 BATCH=2;NT=64 BATCH=8 CHAINS=4 RING=0;"
+         "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 BATCH=2 PF=1;"
+         "RING=1 NT=64 BATCH=16 VEC=1 BLOCKS=1;RING=1 NT=64 BATCH=32 BLOCKS=1;"
+         "RING=1 NT=96 BLOCKS=0 SEG=40 MAXREG=64;RING=1 NT=32 BATCH=1 SEG=9;"
+         "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
+         "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
+         "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
+         "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
      .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC"},
 };
 
@@ -1145,46 +1226,45 @@ const co_workload co_workload_boxfilter = {
     .quick_sets = "width=512 height=384 radius=2",
     /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
      * several narrower or shorter than the window: 37 sets. */
-    .test_sets =
-        "width=100 height=37 radius=0 border=clamp format=f32;"
-        "width=3 height=5 radius=1 border=clamp format=f32;"
-        "width=1 height=1 radius=2 border=clamp format=f32;"
-        "width=5 height=70 radius=7 border=clamp format=f32;"
-        "width=100 height=37 radius=31 border=clamp format=f32;"
-        "width=3 height=5 radius=0 border=reflect101 format=f32;"
-        "width=100 height=37 radius=1 border=reflect101 format=f32;"
-        "width=67 height=3 radius=2 border=reflect101 format=f32;"
-        "width=3 height=5 radius=7 border=reflect101 format=f32;"
-        "width=5 height=70 radius=31 border=reflect101 format=f32;"
-        "width=1 height=1 radius=0 border=zero format=f32;"
-        "width=67 height=3 radius=1 border=zero format=f32;"
-        "width=100 height=37 radius=2 border=zero format=f32;"
-        "width=100 height=37 radius=7 border=zero format=f32;"
-        "width=3 height=5 radius=31 border=zero format=f32;"
-        "width=67 height=3 radius=0 border=clamp format=rgba8;"
-        "width=100 height=37 radius=1 border=clamp format=rgba8;"
-        "width=3 height=5 radius=2 border=clamp format=rgba8;"
-        "width=1 height=1 radius=7 border=clamp format=rgba8;"
-        "width=67 height=3 radius=31 border=clamp format=rgba8;"
-        "width=100 height=37 radius=0 border=reflect101 format=rgba8;"
-        "width=1 height=1 radius=1 border=reflect101 format=rgba8;"
-        "width=5 height=70 radius=2 border=reflect101 format=rgba8;"
-        "width=67 height=3 radius=7 border=reflect101 format=rgba8;"
-        "width=100 height=37 radius=31 border=reflect101 format=rgba8;"
-        "width=5 height=70 radius=0 border=zero format=rgba8;"
-        "width=3 height=5 radius=1 border=zero format=rgba8;"
-        "width=100 height=37 radius=2 border=zero format=rgba8;"
-        "width=5 height=70 radius=7 border=zero format=rgba8;"
-        "width=1 height=1 radius=31 border=zero format=rgba8;"
-        "width=2 height=2 radius=31 border=reflect101 format=f32;"
-        "width=2 height=9 radius=7 border=reflect101 format=rgba8;"
-        /* windows at and far beyond the image (closed forms; r > 64: the
+    .test_sets = "width=100 height=37 radius=0 border=clamp format=f32;"
+                 "width=3 height=5 radius=1 border=clamp format=f32;"
+                 "width=1 height=1 radius=2 border=clamp format=f32;"
+                 "width=5 height=70 radius=7 border=clamp format=f32;"
+                 "width=100 height=37 radius=31 border=clamp format=f32;"
+                 "width=3 height=5 radius=0 border=reflect101 format=f32;"
+                 "width=100 height=37 radius=1 border=reflect101 format=f32;"
+                 "width=67 height=3 radius=2 border=reflect101 format=f32;"
+                 "width=3 height=5 radius=7 border=reflect101 format=f32;"
+                 "width=5 height=70 radius=31 border=reflect101 format=f32;"
+                 "width=1 height=1 radius=0 border=zero format=f32;"
+                 "width=67 height=3 radius=1 border=zero format=f32;"
+                 "width=100 height=37 radius=2 border=zero format=f32;"
+                 "width=100 height=37 radius=7 border=zero format=f32;"
+                 "width=3 height=5 radius=31 border=zero format=f32;"
+                 "width=67 height=3 radius=0 border=clamp format=rgba8;"
+                 "width=100 height=37 radius=1 border=clamp format=rgba8;"
+                 "width=3 height=5 radius=2 border=clamp format=rgba8;"
+                 "width=1 height=1 radius=7 border=clamp format=rgba8;"
+                 "width=67 height=3 radius=31 border=clamp format=rgba8;"
+                 "width=100 height=37 radius=0 border=reflect101 format=rgba8;"
+                 "width=1 height=1 radius=1 border=reflect101 format=rgba8;"
+                 "width=5 height=70 radius=2 border=reflect101 format=rgba8;"
+                 "width=67 height=3 radius=7 border=reflect101 format=rgba8;"
+                 "width=100 height=37 radius=31 border=reflect101 format=rgba8;"
+                 "width=5 height=70 radius=0 border=zero format=rgba8;"
+                 "width=3 height=5 radius=1 border=zero format=rgba8;"
+                 "width=100 height=37 radius=2 border=zero format=rgba8;"
+                 "width=5 height=70 radius=7 border=zero format=rgba8;"
+                 "width=1 height=1 radius=31 border=zero format=rgba8;"
+                 "width=2 height=2 radius=31 border=reflect101 format=f32;"
+                 "width=2 height=9 radius=7 border=reflect101 format=rgba8;"
+                 /* windows at and far beyond the image (closed forms; r > 64: the
          * compensated first windows) */
-        "width=103 height=77 radius=400 border=reflect101 format=f32;"
-        "width=64 height=48 radius=1048576 border=clamp format=f32;"
-        "width=64 height=48 radius=1048576 border=zero format=f32;"
-        "width=37 height=23 radius=40 border=clamp format=rgba8;"
-        "width=61 height=45 radius=2047 border=reflect101 format=rgba8",
+                 "width=103 height=77 radius=400 border=reflect101 format=f32;"
+                 "width=64 height=48 radius=1048576 border=clamp format=f32;"
+                 "width=64 height=48 radius=1048576 border=zero format=f32;"
+                 "width=37 height=23 radius=40 border=clamp format=rgba8;"
+                 "width=61 height=45 radius=2047 border=reflect101 format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,

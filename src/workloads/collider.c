@@ -50,8 +50,8 @@
 #define ENERGY_TOL 0.05 /* plus ENERGY_PER_STEP each step */
 #define ENERGY_PER_STEP 1e-4
 #define MOMENTUM_ULPS 1.0
-#define MAX_BALLS (1 << 28)     /* kernels index 4n with int */
-#define SCAN_BLOCK_HOST 2048    /* SCAN_BLOCK of the kernel: 256 work-items x 8 */
+#define MAX_BALLS (1 << 28)  /* kernels index 4n with int */
+#define SCAN_BLOCK_HOST 2048 /* SCAN_BLOCK of the kernel: 256 work-items x 8 */
 #define MAX_LEVELS 8
 /* Brute force past this many pair tests per run would take minutes: on a
  * CPU core ~5e8 pair tests a second (2 EPYC cores, c and PoCL alike), on
@@ -94,8 +94,9 @@ static const co_option_def options[] = {
     {"dt", "0.1", "time step"},
     {"steps", "10", "steps per run (0: the initial state)"},
     {"boundary", "walls", "walls (reflect) or periodic (wrap-around)"},
-    {"scenario", "random", "random, or a fixed test case: one, headon, unequal, glancing, wall, "
-                           "three, crowd (sets balls, radii, box and velocities)"},
+    {"scenario", "random",
+     "random, or a fixed test case: one, headon, unequal, glancing, wall, "
+     "three, crowd (sets balls, radii, box and velocities)"},
     {"output", NULL, "write the final state as CSV: x,y,vx,vy,r,m, one row per ball"},
     {"frames", NULL, "directory for PNG frames of the run (timed with it)"},
     {"every", "10", "with --frames: a frame every K steps"},
@@ -121,8 +122,12 @@ static const scenario fixed[] = {
     [S_HEADON] = {10, 10, 2, {{4, 5, 1, 0, 0.5f}, {6, 5, -1, 0, 0.5f}}},
     [S_UNEQUAL] = {10, 10, 2, {{3.5f, 5, 1, 0, 1}, {6.5f, 5, -1, 0, 0.5f}}},
     [S_GLANCING] = {10, 10, 2, {{3, 5, 1, 0, 0.5f}, {6, 5.5f, 0, 0, 0.5f}}},
-    [S_WALL] = {10, 10, 4,
-                {{0.5f, 3, 0, 0.5f, 0.5f}, {9.5f, 5, 0, 0, 0.5f}, {5, 9.5f, 0.3f, 0, 0.5f},
+    [S_WALL] = {10,
+                10,
+                4,
+                {{0.5f, 3, 0, 0.5f, 0.5f},
+                 {9.5f, 5, 0, 0, 0.5f},
+                 {5, 9.5f, 0.3f, 0, 0.5f},
                  {5, 5, 0, -1, 0.5f}}},
     [S_THREE] = {10, 10, 3, {{3, 5, 1, 0, 0.5f}, {5, 5, 0, 0, 0.5f}, {5, 3, 0, 1, 0.5f}}},
 };
@@ -162,8 +167,10 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     if (!st) st = co_opt_real(o, n, "height", 600, 1e-6, 1e9, &c->h);
     if (!st) st = co_opt_real(o, n, "speed", 1, 1e-9, 1e9, &s->speed);
     if (!st) st = co_opt_real(o, n, "dt", 0.1, 1e-9, 1e9, &c->dt);
-    if (!st && co_opt(o, n, "steps") && strcmp(co_opt(o, n, "steps"), "0") == 0) steps = 0;
-    else if (!st) st = co_opt_size(o, n, "steps", 10, &steps);
+    if (!st && co_opt(o, n, "steps") && strcmp(co_opt(o, n, "steps"), "0") == 0)
+        steps = 0;
+    else if (!st)
+        st = co_opt_size(o, n, "steps", 10, &steps);
     if (!st) st = co_opt_choice(o, n, "boundary", "walls|periodic", 0, &boundary);
     if (!st) st = co_opt_size(o, n, "every", 10, &every);
     if (st) return st;
@@ -175,9 +182,10 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     s->frames = co_opt(o, n, "frames");
     s->gif = co_opt(o, n, "gif");
     if (s->gif && steps / every + 1 > GIF_MAX_FRAMES)
-        return co_fail(CO_ERR_INVALID, "collider: --gif with --steps %zu and --every %zu makes %zu "
-                       "frames, over the %d a GIF holds here: raise --every", steps, every,
-                       steps / every + 1, GIF_MAX_FRAMES);
+        return co_fail(CO_ERR_INVALID,
+                       "collider: --gif with --steps %zu and --every %zu makes %zu "
+                       "frames, over the %d a GIF holds here: raise --every",
+                       steps, every, steps / every + 1, GIF_MAX_FRAMES);
     return CO_OK;
 }
 
@@ -213,14 +221,18 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     }
     c->n = (int)balls;
     if (c->w < 4 * s->rmax || c->h < 4 * s->rmax)
-        return co_fail(CO_ERR_INVALID, "collider: the box %g x %g must be at least 4 radii "
-                       "(4 x %g) wide and high", c->w, c->h, s->rmax);
+        return co_fail(CO_ERR_INVALID,
+                       "collider: the box %g x %g must be at least 4 radii "
+                       "(4 x %g) wide and high",
+                       c->w, c->h, s->rmax);
     /* A step must move a ball well under its radius, or it can pass through
      * another one (a collision can double a light ball's speed). */
     if (vmax * c->dt > 0.25 * s->rmin)
-        return co_fail(CO_ERR_INVALID, "collider: --speed x --dt = %g moves a ball more than a "
+        return co_fail(CO_ERR_INVALID,
+                       "collider: --speed x --dt = %g moves a ball more than a "
                        "quarter of its radius %g per step (balls could pass through each "
-                       "other); lower --dt", vmax * c->dt, s->rmin);
+                       "other); lower --dt",
+                       vmax * c->dt, s->rmin);
     grid_shape(c, s->rmax);
 
     /* The scan of the cell counts: level k holds the block sums of level k-1. */
@@ -239,8 +251,7 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_problem_array(p, "props", 2 * n * sizeof(float), false, (void **)&s->props);
     if (!st) st = co_problem_array(p, "state", f4, true, (void **)&s->out);
     /* brute force: the second state (4n); grid: the balls gathered in cell order (6n) */
-    if (!st) st = co_problem_array(p, "state_tmp", 6 * n * sizeof(float), false,
-                                   (void **)&s->tmp);
+    if (!st) st = co_problem_array(p, "state_tmp", 6 * n * sizeof(float), false, (void **)&s->tmp);
     if (!st) st = co_problem_array(p, "cell", i1, false, (void **)&s->grid.cell);
     if (!st) st = co_problem_array(p, "rank", i1, false, (void **)&s->grid.rank);
     if (!st) st = co_problem_array(p, "sorted", i1, false, (void **)&s->grid.sorted);
@@ -288,7 +299,7 @@ static void fill_random(collider_state *s, co_rng *rng) {
     const size_t n = (size_t)c->n;
     double site = sqrt(0.9 * c->w * c->h / (double)n);
     while (site > 2.1 * s->rmax && floor(c->w / site) * floor(c->h / site) < (double)n)
-        site *= 0.97; /* the rounding down of sites per row and column */
+        site *= 0.97;                 /* the rounding down of sites per row and column */
     site = fmax(site, 2.1 * s->rmax); /* init checked that these fit */
     const double nx = floor(c->w / site);
     const double sites = nx * floor(c->h / site);
@@ -326,8 +337,8 @@ static void fill(co_problem *p, uint64_t seed) {
     } else {
         const scenario *f = &fixed[s->scenario];
         for (int i = 0; i < f->n; i++)
-            set_ball(s, (size_t)i, f->balls[i][0], f->balls[i][1], f->balls[i][2],
-                     f->balls[i][3], f->balls[i][4]);
+            set_ball(s, (size_t)i, f->balls[i][0], f->balls[i][1], f->balls[i][2], f->balls[i][3],
+                     f->balls[i][4]);
     }
 }
 
@@ -379,8 +390,8 @@ static co_status reference_error(collider_state *s, double *ratio) {
     for (size_t i = 0; i < n; i++) {
         const double dx = image_delta(s->out[i] - s->ref[i], c->w, c->periodic);
         const double dy = image_delta(s->out[n + i] - s->ref[n + i], c->h, c->periodic);
-        const double dv = hypot(s->out[2 * n + i] - s->ref[2 * n + i],
-                                s->out[3 * n + i] - s->ref[3 * n + i]);
+        const double dv =
+            hypot(s->out[2 * n + i] - s->ref[2 * n + i], s->out[3 * n + i] - s->ref[3 * n + i]);
         const double ei = fmax(hypot(dx, dy) / s->rmin, dv / vscale);
         e[i] = isnan(ei) ? INFINITY : ei;
     }
@@ -413,7 +424,8 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
     worst = fmax(worst, overlap / OVERLAP_MAX);
     const totals t0 = totals_of(s->in, s->props, n), t1 = totals_of(s->out, s->props, n);
     if (!ref) /* with the reference, its per-ball velocities hold the energy */
-        worst = fmax(worst, fabs(t1.ke - t0.ke) / t0.ke / (ENERGY_TOL + ENERGY_PER_STEP * c->steps));
+        worst =
+            fmax(worst, fabs(t1.ke - t0.ke) / t0.ke / (ENERGY_TOL + ENERGY_PER_STEP * c->steps));
     if (c->periodic)
         worst = fmax(worst, hypot(t1.px - t0.px, t1.py - t0.py) / t0.pabs /
                                 (MOMENTUM_ULPS * 0x1p-24 * (c->steps + 1)));
@@ -443,7 +455,10 @@ static void palette_of(unsigned char pal[768]) {
 }
 
 /* 3x5 glyphs, a row per 3 bits, for the legend's labels. */
-static const struct { char c; unsigned short rows[5]; } glyphs[] = {
+static const struct {
+    char c;
+    unsigned short rows[5];
+} glyphs[] = {
     {'0', {7, 5, 5, 5, 7}}, {'1', {2, 6, 2, 2, 7}}, {'2', {7, 1, 7, 4, 7}}, {'3', {7, 1, 7, 1, 7}},
     {'4', {5, 5, 7, 1, 1}}, {'5', {7, 4, 7, 1, 7}}, {'6', {7, 4, 7, 5, 7}}, {'7', {7, 1, 1, 1, 1}},
     {'8', {7, 5, 7, 5, 7}}, {'9', {7, 5, 7, 1, 7}}, {'.', {0, 0, 0, 0, 2}}, {'e', {0, 7, 7, 4, 7}},
@@ -457,7 +472,8 @@ static void text_at(unsigned char *px, int W, int H, int x, int y, int z, const 
         if (g == sizeof glyphs / sizeof glyphs[0]) continue; /* a space */
         for (int r = 0; r < 5 * z; r++)
             for (int q = 0; q < 3 * z; q++)
-                if (glyphs[g].rows[r / z] >> (2 - q / z) & 1 && x + q < W && y + r < H && y + r >= 0)
+                if (glyphs[g].rows[r / z] >> (2 - q / z) & 1 && x + q < W && y + r < H &&
+                    y + r >= 0)
                     px[(size_t)(y + r) * W + x + q] = 255;
     }
 }
@@ -488,7 +504,8 @@ static void render(const collider_state *s, const float *st, double scale, int W
     const int z = W >= 600 ? 2 : 1, bw = W / 4, bh = 5 * z, x0 = 6 * z, y0 = H - 6 * z - bh;
     if (y0 < 12 * z) return;
     for (int y = y0; y < y0 + bh; y++)
-        for (int x = 0; x < bw; x++) px[(size_t)y * W + x0 + x] = (unsigned char)(1 + 253 * x / (bw - 1));
+        for (int x = 0; x < bw; x++)
+            px[(size_t)y * W + x0 + x] = (unsigned char)(1 + 253 * x / (bw - 1));
     char hi[32];
     snprintf(hi, sizeof hi, "%.3g+", 2 * s->speed);
     text_at(px, W, H, x0, y0 - 7 * z, z, "0");
@@ -580,8 +597,8 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     if (!f) return co_fail(CO_ERR_IO, "collider: cannot write '%s': %s", path, strerror(errno));
     fputs("x,y,vx,vy,r,m\n", f);
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->out[i], s->out[n + i],
-                s->out[2 * n + i], s->out[3 * n + i], s->props[i], s->props[n + i]);
+        fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->out[i], s->out[n + i], s->out[2 * n + i],
+                s->out[3 * n + i], s->props[i], s->props[n + i]);
     if (fclose(f))
         return co_fail(CO_ERR_IO, "collider: error writing '%s': %s", path, strerror(errno));
     return CO_OK;
@@ -610,7 +627,8 @@ static co_status brute_allowed(const co_job *job) {
         co_device_on(job->dev) == CO_ON_C || !info->compute_units ? 1 : info->compute_units;
     const double hours = pairs / (gpu ? BRUTE_GPU_RATE : BRUTE_CORE_RATE * cores) / 3600;
     if (pairs > limit)
-        return co_fail(CO_ERR_UNSUPPORTED, "collider: %s over %d balls x %d steps is %.2g pair "
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "collider: %s over %d balls x %d steps is %.2g pair "
                        "tests a run (over %.0g on a %s; about %.2g h a run); use the grid variant",
                        job->var->name, c->n, c->steps, pairs, limit, gpu ? "GPU" : "CPU", hours);
     return CO_OK;
@@ -679,22 +697,29 @@ static co_status dev_step(co_job *job, const dev_kernels *k, co_buf *src, co_buf
                              CO_INT(c->periodic)};
     if (!grid) {
         const size_t split = (size_t)co_job_param(job, "SPLIT");
-        const co_arg a[] = {common[0], common[1], common[2], common[3], common[4],
-                            CO_BUF(src), CO_BUF(arr[A_PROPS].buf), CO_BUF(dst)};
+        const co_arg a[] = {common[0],
+                            common[1],
+                            common[2],
+                            common[3],
+                            common[4],
+                            CO_BUF(src),
+                            CO_BUF(arr[A_PROPS].buf),
+                            CO_BUF(dst)};
         return launch1(job, k->brute, (n + wg / split - 1) / (wg / split) * wg, wg,
                        BRUTE_LOCAL_BYTES(wg), 8, a);
     }
     co_buf *cell = arr[A_CELL].buf, *rank = arr[A_RANK].buf, *sorted = arr[A_SORTED].buf;
     co_buf *g = arr[A_GRID].buf;
     const co_arg clear[] = {CO_INT(s->lev_len[0]), CO_BUF(g)};
-    const co_arg bin[] = {common[0], common[1], common[2], CO_INT(c->ncx), CO_INT(c->ncy),
+    const co_arg bin[] = {common[0],   common[1],    common[2],    CO_INT(c->ncx), CO_INT(c->ncy),
                           CO_BUF(src), CO_BUF(cell), CO_BUF(rank), CO_BUF(g)};
     co_buf *gathered = arr[A_TMP].buf;
-    const co_arg scatter[] = {common[0], CO_BUF(cell), CO_BUF(rank), CO_BUF(g), CO_BUF(src),
-                              CO_BUF(arr[A_PROPS].buf), CO_BUF(sorted), CO_BUF(gathered)};
-    const co_arg coll[] = {common[0], common[1], common[2], common[3], common[4], CO_INT(c->ncx),
-                           CO_INT(c->ncy), CO_BUF(gathered), CO_BUF(g), CO_BUF(sorted),
-                           CO_BUF(dst)};
+    const co_arg scatter[] = {common[0],      CO_BUF(cell),    CO_BUF(rank),
+                              CO_BUF(g),      CO_BUF(src),     CO_BUF(arr[A_PROPS].buf),
+                              CO_BUF(sorted), CO_BUF(gathered)};
+    const co_arg coll[] = {common[0], common[1],      common[2],      common[3],
+                           common[4], CO_INT(c->ncx), CO_INT(c->ncy), CO_BUF(gathered),
+                           CO_BUF(g), CO_BUF(sorted), CO_BUF(dst)};
     co_status st = launch1(job, k->clear, (size_t)s->lev_len[0], wg, 0, 2, clear);
     if (!st) st = launch1(job, k->bin, n, wg, 0, 9, bin);
     if (!st) st = dev_scan(job, k, g, wg);
@@ -709,8 +734,10 @@ static co_status run_device(co_job *job, bool grid) {
     co_array *arr = job->prob->arrays;
     const long wg = co_job_param(job, "WG"), split = grid ? 1 : co_job_param(job, "SPLIT");
     if (job->local[0] && (long)job->local[0] != wg)
-        return co_fail(CO_ERR_INVALID, "collider/%s takes its work-group size from WG (%ld): "
-                       "use --param WG=..., not --local", job->var->name, wg);
+        return co_fail(CO_ERR_INVALID,
+                       "collider/%s takes its work-group size from WG (%ld): "
+                       "use --param WG=..., not --local",
+                       job->var->name, wg);
     if (split > wg)
         return co_fail(CO_ERR_INVALID, "collider/brute needs SPLIT <= WG (SPLIT=%ld, WG=%ld)",
                        split, wg);
@@ -726,9 +753,9 @@ static co_status run_device(co_job *job, bool grid) {
     st = co_job_kernel(job, "collider", "collider_copy", defines, &k.copy);
     if (!st && !grid) st = co_job_kernel(job, "collider", "collider_brute", defines, &k.brute);
     if (!st && grid) {
-        static const char *const names[] = {"collider_clear", "collider_bin", "collider_scan",
-                                            "collider_scan_add", "collider_scatter",
-                                            "collider_grid"};
+        static const char *const names[] = {"collider_clear",   "collider_bin",
+                                            "collider_scan",    "collider_scan_add",
+                                            "collider_scatter", "collider_grid"};
         co_kernel **slots[] = {&k.clear, &k.bin, &k.scan, &k.scan_add, &k.scatter, &k.grid};
         for (size_t i = 0; !st && i < 6; i++)
             st = co_job_kernel(job, "collider", names[i], defines, slots[i]);
@@ -768,19 +795,29 @@ static const co_param_def grid_params[] = {
     {"WG", 64, 1, 1024, true, "work-items per group", 256},
 };
 
-
 static const co_variant variants[] = {
     {.name = "c", .summary = "brute force O(N^2), one core", .on = CO_ON_C, .run = run_c},
-    {.name = "c-grid", .summary = "uniform-grid broad phase, one core", .on = CO_ON_C,
+    {.name = "c-grid",
+     .summary = "uniform-grid broad phase, one core",
+     .on = CO_ON_C,
      .run = run_c_grid},
     {.name = "omp", .summary = "brute force O(N^2), all cores", .on = CO_ON_OMP, .run = run_omp},
-    {.name = "omp-grid", .summary = "uniform-grid broad phase, all cores", .on = CO_ON_OMP,
+    {.name = "omp-grid",
+     .summary = "uniform-grid broad phase, all cores",
+     .on = CO_ON_OMP,
      .run = run_omp_grid},
-    {.name = "brute", .summary = "seed 000's O(N^2) kernel, SPLIT work-items per ball",
-     .on = CO_ON_DEVICE, CO_PARAMS(brute_params), .run = run_brute,
+    {.name = "brute",
+     .summary = "seed 000's O(N^2) kernel, SPLIT work-items per ball",
+     .on = CO_ON_DEVICE,
+     CO_PARAMS(brute_params),
+     .run = run_brute,
      .test_params = "WG=32 SPLIT=4;WG=128 SPLIT=8"},
-    {.name = "grid", .summary = "grid: atomic count, scan, scatter, 3x3 neighbour cells",
-     .on = CO_ON_DEVICE, CO_PARAMS(grid_params), .run = run_grid, .test_params = "WG=32"},
+    {.name = "grid",
+     .summary = "grid: atomic count, scan, scatter, 3x3 neighbour cells",
+     .on = CO_ON_DEVICE,
+     CO_PARAMS(grid_params),
+     .run = run_grid,
+     .test_params = "WG=32"},
 };
 
 const co_workload co_workload_collider = {

@@ -53,8 +53,7 @@ static void host_items(const host_args *a, int kernel, bool par) {
             collider_bin(c->n, w, h, c->ncx, c->ncy, a->s, g->cell, g->rank, g->start);
             break;
         case HOST_SCATTER:
-            collider_scatter(c->n, g->cell, g->rank, g->start, a->s, a->pr, g->sorted,
-                             a->gathered);
+            collider_scatter(c->n, g->cell, g->rank, g->start, a->s, a->pr, g->sorted, a->gathered);
             break;
         case HOST_GRID:
             collider_grid(c->n, w, h, dt, c->periodic, c->ncx, c->ncy, a->gathered, g->start,

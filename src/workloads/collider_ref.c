@@ -56,8 +56,8 @@ co_status collider_max_overlap(const collider_cfg *c, const float *state, const 
     ref_work w;
     co_status st = work_begin(c, state, props, 7 * (size_t)c->n, &w);
     if (st) return st;
-    host_args a = {.c = c, .s = w.s, .pr = w.pr, .g = w.g, .ov = w.extra,
-                   .gathered = w.extra + c->n};
+    host_args a = {
+        .c = c, .s = w.s, .pr = w.pr, .g = w.g, .ov = w.extra, .gathered = w.extra + c->n};
     host_sort(&a, true);
     host_items(&a, HOST_OVERLAP, true);
     *overlap = 0;

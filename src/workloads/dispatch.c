@@ -56,8 +56,8 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
     p->state = s;
     if (!(s->dims = parse_shape(g ? g : "16x8x4", s->groups)))
-        return co_fail(CO_ERR_INVALID, "--groups must be X, XxY or XxYxZ of 1..65535 each, got '%s'",
-                       g);
+        return co_fail(CO_ERR_INVALID,
+                       "--groups must be X, XxY or XxYxZ of 1..65535 each, got '%s'", g);
     co_status st = co_opt_int(opts, nopts, "show", 4, 0, 1000, &s->show);
     if (st) return st;
     /* --local as asked, else 64, 8x8 or 4x4x4; a longer --local adds dimensions. */
@@ -198,11 +198,15 @@ static co_status run_ids(co_job *job) {
 }
 
 static const co_variant variants[] = {
-    {.name = "c", .summary = "the dispatch as loops: groups, then their work-items", .on = CO_ON_C,
+    {.name = "c",
+     .summary = "the dispatch as loops: groups, then their work-items",
+     .on = CO_ON_C,
      .run = run_c},
     {.name = "omp", .summary = "the groups over all cores", .on = CO_ON_OMP, .run = run_omp},
-    {.name = "ids", .summary = "each work-item writes its ids (seed 002)",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN, .run = run_ids},
+    {.name = "ids",
+     .summary = "each work-item writes its ids (seed 002)",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .run = run_ids},
 };
 
 const co_workload co_workload_dispatch = {

@@ -139,8 +139,10 @@ static co_status reference(co_problem *p) {
 #pragma omp parallel for schedule(dynamic, 1)
         for (long l = l0; l < l1; l++) {
             const size_t i = (size_t)l, j = (size_t)(l - nrows);
-            if (l < nrows) ref_row(s, s->rows[i], s->ref + i * s->n, s->mag + i * s->n);
-            else ref_col(s, s->cols[j], cref + j * s->m, cmag + j * s->m);
+            if (l < nrows)
+                ref_row(s, s->rows[i], s->ref + i * s->n, s->mag + i * s->n);
+            else
+                ref_col(s, s->cols[j], cref + j * s->m, cmag + j * s->m);
         }
     }
     return CO_OK;
@@ -206,8 +208,8 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA ---- */
 
-static co_status launch(co_job *job, const char *source, const char *entry,
-                        const size_t global[2], const size_t local[2], size_t local_mem) {
+static co_status launch(co_job *job, const char *source, const char *entry, const size_t global[2],
+                        const size_t local[2], size_t local_mem) {
     gemm_state *s = job->prob->state;
     co_array *arr = job->prob->arrays;
     char defines[256];
@@ -217,14 +219,19 @@ static co_status launch(co_job *job, const char *source, const char *entry,
     co_kernel *kernel;
     if (!st) st = co_job_kernel(job, source, entry, defines, &kernel);
     if (st) return st;
-    const co_arg args[] = {CO_INT(s->m), CO_INT(s->n), CO_INT(s->k), CO_BUF(arr[GEMM_A].buf),
-                           CO_BUF(arr[GEMM_B].buf), CO_BUF(arr[GEMM_C].buf)};
+    const co_arg args[] = {CO_INT(s->m),
+                           CO_INT(s->n),
+                           CO_INT(s->k),
+                           CO_BUF(arr[GEMM_A].buf),
+                           CO_BUF(arr[GEMM_B].buf),
+                           CO_BUF(arr[GEMM_C].buf)};
     return co_job_launch(job, kernel, 2, g, l, local_mem, 6, args);
 }
 
 static co_status run_naive(co_job *job) {
     gemm_state *s = job->prob->state;
-    const size_t local[2] = {job->local[0] ? job->local[0] : 16, job->local[1] ? job->local[1] : 16};
+    const size_t local[2] = {job->local[0] ? job->local[0] : 16,
+                             job->local[1] ? job->local[1] : 16};
     const size_t global[2] = {s->n, s->m};
     return launch(job, "gemm", "gemm_naive", global, local, 0);
 }
@@ -272,8 +279,9 @@ static co_status run_reg2d(co_job *job) {
     const size_t global[2] = {co_ceil_to(s->n, (size_t)tsn) / (size_t)wptn,
                               co_ceil_to(s->m, (size_t)tsm) / (size_t)wptm};
     co_status st = co_job_fixed_local(job, local, "its tile");
-    return st ? st : launch(job, "gemm_reg2d", "gemm_reg2d", global, local,
-                            (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))));
+    return st ? st
+              : launch(job, "gemm_reg2d", "gemm_reg2d", global, local,
+                       (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))));
 }
 
 static const co_param_def reg2d_params[] = {
@@ -295,29 +303,55 @@ static const co_param_def wpt_params[] = {
     {"WPT", 8, 1, 512, false, "outputs per work-item; divides TS", 0},
 };
 
-
 static const co_variant variants[] = {
-    {.name = "c", .summary = "sequential triple loop (the thesis's progsec)", .on = CO_ON_C,
+    {.name = "c",
+     .summary = "sequential triple loop (the thesis's progsec)",
+     .on = CO_ON_C,
      .run = run_c},
-    {.name = "omp", .summary = "cache-blocked, packed, vectorised, all cores", .on = CO_ON_OMP,
+    {.name = "omp",
+     .summary = "cache-blocked, packed, vectorised, all cores",
+     .on = CO_ON_OMP,
      .run = run_omp},
-    {.name = "openblas", .summary = "anchor: OpenBLAS cblas_sgemm", .on = CO_ON_OMP,
-     .available = gemm_has_openblas, .run = gemm_run_openblas},
-    {.name = "naive", .summary = "one work-item per element, global memory only",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN, .run = run_naive, .test_params = NULL},
-    {.name = "tiled", .summary = "TS x TS tiles in local memory", .on = CO_ON_DEVICE | CO_ON_VULKAN,
-     CO_PARAMS(tiled_params), .run = run_tiled, .test_params = "TS=8;TS=32"},
-    {.name = "wpt", .summary = "tiles + WPT outputs per work-item", .on = CO_ON_DEVICE | CO_ON_VULKAN,
-     CO_PARAMS(wpt_params), .run = run_wpt, .test_params = "TS=16 WPT=4;TS=64 WPT=16"},
-    {.name = "reg2d", .summary = "2D register blocking, vector loads", .on = CO_ON_DEVICE | CO_ON_VULKAN,
-     CO_PARAMS(reg2d_params), .run = run_reg2d,
+    {.name = "openblas",
+     .summary = "anchor: OpenBLAS cblas_sgemm",
+     .on = CO_ON_OMP,
+     .available = gemm_has_openblas,
+     .run = gemm_run_openblas},
+    {.name = "naive",
+     .summary = "one work-item per element, global memory only",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .run = run_naive,
+     .test_params = NULL},
+    {.name = "tiled",
+     .summary = "TS x TS tiles in local memory",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     CO_PARAMS(tiled_params),
+     .run = run_tiled,
+     .test_params = "TS=8;TS=32"},
+    {.name = "wpt",
+     .summary = "tiles + WPT outputs per work-item",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     CO_PARAMS(wpt_params),
+     .run = run_wpt,
+     .test_params = "TS=16 WPT=4;TS=64 WPT=16"},
+    {.name = "reg2d",
+     .summary = "2D register blocking, vector loads",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     CO_PARAMS(reg2d_params),
+     .run = run_reg2d,
      .test_params = "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4;"
                     "TSM=128 TSN=128 TSK=32 WPTM=8 WPTN=8 LVW=4 PADA=4;"
                     "TSM=64 TSN=64 TSK=16 WPTM=8 WPTN=8 LVW=1 PADA=0"},
-    {.name = "clblast", .summary = "anchor: CLBlast SGEMM", .on = CO_ON_OPENCL,
-     .available = gemm_has_clblast, .run = gemm_run_clblast},
-    {.name = "cublas", .summary = "anchor: cuBLAS SGEMM, fp32 (no TF32)", .on = CO_ON_CUDA,
-     .available = gemm_has_cublas, .run = gemm_run_cublas},
+    {.name = "clblast",
+     .summary = "anchor: CLBlast SGEMM",
+     .on = CO_ON_OPENCL,
+     .available = gemm_has_clblast,
+     .run = gemm_run_clblast},
+    {.name = "cublas",
+     .summary = "anchor: cuBLAS SGEMM, fp32 (no TF32)",
+     .on = CO_ON_CUDA,
+     .available = gemm_has_cublas,
+     .run = gemm_run_cublas},
 };
 
 const co_workload co_workload_gemm = {

@@ -44,12 +44,17 @@ static co_status check_output(const char *path) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
     if (access(dir, W_OK) != 0)
-        return co_fail(CO_ERR_IO, "cannot write PNG '%s': directory '%s' is missing or not "
-                       "writable", path, dir);
+        return co_fail(CO_ERR_IO,
+                       "cannot write PNG '%s': directory '%s' is missing or not "
+                       "writable",
+                       path, dir);
     return CO_OK;
 }
 
@@ -72,8 +77,10 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
         if (st) return st;
     }
     if (s->width > INT_MAX || s->height > INT_MAX || s->width * s->height > (size_t)1 << 34)
-        return co_fail(CO_ERR_INVALID, "grayscale %zux%zu: at most 2^31-1 per side and 2^34 "
-                       "pixels", s->width, s->height);
+        return co_fail(CO_ERR_INVALID,
+                       "grayscale %zux%zu: at most 2^31-1 per side and 2^34 "
+                       "pixels",
+                       s->width, s->height);
     const size_t px = s->width * s->height;
     st = co_problem_array(p, "rgba", 4 * px, false, (void **)&s->rgba);
     if (!st) st = co_problem_array(p, "gray", px, true, (void **)&s->gray);
@@ -201,14 +208,24 @@ static bool gray_bytes(const co_device *dev, const char **why) {
 }
 
 static const co_variant variants[] = {
-    {.name = "c", .summary = "the kernel's pixel code, one pixel at a time", .on = CO_ON_C,
+    {.name = "c",
+     .summary = "the kernel's pixel code, one pixel at a time",
+     .on = CO_ON_C,
      .run = run_c},
-    {.name = "omp", .summary = "the kernel's row walk, rows over all cores", .on = CO_ON_OMP,
+    {.name = "omp",
+     .summary = "the kernel's row walk, rows over all cores",
+     .on = CO_ON_OMP,
      .run = run_omp},
-    {.name = "coalesced", .summary = "one work-item per pixel, 16x16 groups",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN, .available = gray_bytes, .run = run_coalesced},
-    {.name = "uncoalesced", .summary = "one work-item per row, walking along it",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN, .available = gray_bytes, .run = run_uncoalesced},
+    {.name = "coalesced",
+     .summary = "one work-item per pixel, 16x16 groups",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .available = gray_bytes,
+     .run = run_coalesced},
+    {.name = "uncoalesced",
+     .summary = "one work-item per row, walking along it",
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .available = gray_bytes,
+     .run = run_uncoalesced},
 };
 
 const co_workload co_workload_grayscale = {

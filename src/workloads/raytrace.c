@@ -70,11 +70,11 @@ typedef struct rt_state {
     co_status ref_status;
     uint32_t *ref;
     void *ref_world;
-    double rays, tests;   /* per run (all frames) */
-    double fd_psnr;       /* float vs double, last frame (float problems) */
-    bool probe;           /* a shadow pixel and its lit neighbour were found */
+    double rays, tests; /* per run (all frames) */
+    double fd_psnr;     /* float vs double, last frame (float problems) */
+    bool probe;         /* a shadow pixel and its lit neighbour were found */
     size_t shadow_px, lit_px;
-    char degenerate[16];  /* why non-triviality is not checked ("" if it is): no
+    char degenerate[16]; /* why non-triviality is not checked ("" if it is): no
                            * spheres, cam inside, tiny image, no shadow (in view) */
 } rt_state;
 
@@ -110,18 +110,24 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_opt_choice(opts, nopts, "camera", "outside|inside", 0, &inside);
     if (st) return st;
     if (width > RT_MAX_SIZE || height > RT_MAX_SIZE)
-        return co_fail(CO_ERR_INVALID, "raytrace %zux%zu: width and height are at most %d",
-                       width, height, RT_MAX_SIZE);
-    if (frames > 100000)
-        return co_fail(CO_ERR_INVALID, "--frames %zu: at most 100000", frames);
+        return co_fail(CO_ERR_INVALID, "raytrace %zux%zu: width and height are at most %d", width,
+                       height, RT_MAX_SIZE);
+    if (frames > 100000) return co_fail(CO_ERR_INVALID, "--frames %zu: at most 100000", frames);
     if (inside && spheres < 1)
         return co_fail(CO_ERR_INVALID, "--camera inside needs at least one sphere (--spheres 0)");
     rt_state *s = calloc(1, sizeof *s);
     if (!s) return co_fail(CO_ERR_NOMEM, "out of host memory");
     p->state = s;
-    *s = (rt_state){.width = width, .height = height, .frames = frames, .nspheres = spheres,
-                    .nlights = lights, .depth = depth, .inside = inside, .t0 = t0,
-                    .dbl = prec == 1, .rsize = prec == 1 ? sizeof(double) : sizeof(float),
+    *s = (rt_state){.width = width,
+                    .height = height,
+                    .frames = frames,
+                    .nspheres = spheres,
+                    .nlights = lights,
+                    .depth = depth,
+                    .inside = inside,
+                    .t0 = t0,
+                    .dbl = prec == 1,
+                    .rsize = prec == 1 ? sizeof(double) : sizeof(float),
                     .words = RT_SPHERES + RT_SW * (size_t)spheres};
     const size_t pixels = width * height;
     st = co_problem_array(p, "scene", s->words * s->rsize, false, &s->scene);
@@ -149,8 +155,10 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
 /* ---- the scene ---- */
 
 static void put(const rt_state *s, size_t at, double v) {
-    if (s->dbl) ((double *)s->scene)[at] = v;
-    else ((float *)s->scene)[at] = (float)v;
+    if (s->dbl)
+        ((double *)s->scene)[at] = v;
+    else
+        ((float *)s->scene)[at] = (float)v;
 }
 
 static double get(const rt_state *s, const void *words, size_t at) {
@@ -232,8 +240,10 @@ static rt_counts host_frame(const rt_state *s, double t, void *world, uint32_t *
     const size_t items = (size_t)(n > RT_SPHERES ? n : RT_SPHERES);
     for (size_t i = 0; i < items; i++) {
         co_host_id[0] = i;
-        if (s->dbl) rt_animate_d(s->scene, world, n, (float)t);
-        else rt_animate_f(s->scene, world, n, (float)t);
+        if (s->dbl)
+            rt_animate_d(s->scene, world, n, (float)t);
+        else
+            rt_animate_f(s->scene, world, n, (float)t);
     }
     unsigned long long rays = 0, tests = 0;
 #pragma omp parallel if (parallel) reduction(+ : rays, tests)
@@ -244,8 +254,10 @@ static rt_counts host_frame(const rt_state *s, double t, void *world, uint32_t *
             co_host_id[1] = (size_t)y;
             for (int x = 0; x < w; x++) {
                 co_host_id[0] = (size_t)x;
-                if (s->dbl) rt_render_d(world, n, s->nlights, w, h, s->depth, 0, image);
-                else rt_render_f(world, n, s->nlights, w, h, s->depth, 0, image);
+                if (s->dbl)
+                    rt_render_d(world, n, s->nlights, w, h, s->depth, 0, image);
+                else
+                    rt_render_f(world, n, s->nlights, w, h, s->depth, 0, image);
             }
         }
         rays += rt_rays;
@@ -286,8 +298,7 @@ static co_status build(co_job *job, int space, const char *entry, co_kernel **ou
     /* CO_FP_STRICT: pixels on an edge flip between hit and miss when the
      * device fuses a*b+c and the host does not (2% of a 64x48 image). */
     snprintf(extra, sizeof extra, "-DCO_FP_STRICT -DRT_DOUBLE=%d -DRT_SPACE=%d -DRT_NMAX=%d",
-             s->dbl ? 1 : 0,
-             space, s->nspheres > 0 ? s->nspheres : 1);
+             s->dbl ? 1 : 0, space, s->nspheres > 0 ? s->nspheres : 1);
     co_job_defines(job, extra, defines, sizeof defines);
     return co_job_kernel(job, "raytrace", entry, defines, out);
 }
@@ -355,8 +366,8 @@ static co_status run_local(co_job *job) {
     co_array *arr = job->prob->arrays;
     size_t global[3], local[3];
     render_shape(job, s, global, local);
-    const size_t local_mem = (RT_SPHERES + RT_SW * (size_t)(s->nspheres > 0 ? s->nspheres : 1)) *
-                             s->rsize;
+    const size_t local_mem =
+        (RT_SPHERES + RT_SW * (size_t)(s->nspheres > 0 ? s->nspheres : 1)) * s->rsize;
     co_kernel *render;
     co_status st = co_job_check(job, 2, local, local_mem);
     if (!st) st = build(job, 2, "rt_render_local", &render);
@@ -403,8 +414,8 @@ static double luminance(uint32_t px) {
 static bool ground_hit(const double *w, int n, const rt_state *s, int x, int y, vec_d *hit) {
     const double u = 2.0 * (x + 0.5) / (double)s->width - 1;
     const double v = 1 - 2.0 * (y + 0.5) / (double)s->height;
-    vec_d d = v_madd_d(v_madd_d(v_load_d(w + RT_FWD), u, v_load_d(w + RT_RIGHT)), v,
-                       v_load_d(w + RT_UP));
+    vec_d d =
+        v_madd_d(v_madd_d(v_load_d(w + RT_FWD), u, v_load_d(w + RT_RIGHT)), v, v_load_d(w + RT_UP));
     d = v_mul_d(d, 1.0 / sqrt(v_dot_d(d, d)));
     const vec_d o = v_load_d(w + RT_EYE);
     if (d.y >= 0) return false;
@@ -487,9 +498,12 @@ static co_status make_reference(rt_state *s, co_job *job) {
     for (size_t i = 0; i < s->words; i++) wd[i] = get(s, s->ref_world, i);
     s->degenerate[0] = 0;
     s->probe = false;
-    if (s->nspheres == 0) snprintf(s->degenerate, sizeof s->degenerate, "no spheres");
-    else if (s->inside) snprintf(s->degenerate, sizeof s->degenerate, "cam inside");
-    else if (pixels < 64 * 64) snprintf(s->degenerate, sizeof s->degenerate, "tiny image");
+    if (s->nspheres == 0)
+        snprintf(s->degenerate, sizeof s->degenerate, "no spheres");
+    else if (s->inside)
+        snprintf(s->degenerate, sizeof s->degenerate, "cam inside");
+    else if (pixels < 64 * 64)
+        snprintf(s->degenerate, sizeof s->degenerate, "tiny image");
     else if (!(s->probe = find_probe(s, wd)))
         snprintf(s->degenerate, sizeof s->degenerate, "no shadow");
     /* The seed's noise: the float image against the double one. */
@@ -565,7 +579,8 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
         }
         const double mean = sum / (double)pixels;
         const double sd = sqrt(fmax(sq / (double)pixels - mean * mean, 0));
-        if (sd < 10) why = "flat image";
+        if (sd < 10)
+            why = "flat image";
         else if (!(luminance(last[s->shadow_px]) < luminance(last[s->lit_px])))
             why = "shadow not darker";
     }
@@ -574,10 +589,12 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
     *tolerance = 1.0;
     char fd[24] = "";
     if (!isnan(s->fd_psnr)) snprintf(fd, sizeof fd, " fd %.1f", s->fd_psnr);
-    if (why) snprintf(check, check_len, "%s", why);
+    if (why)
+        snprintf(check, check_len, "%s", why);
     else if (s->degenerate[0])
         snprintf(check, check_len, "psnr %.1f off %.2f%% %s", psnr, 100 * off, s->degenerate);
-    else snprintf(check, check_len, "psnr %.1f off %.2f%%%s", psnr, 100 * off, fd);
+    else
+        snprintf(check, check_len, "psnr %.1f off %.2f%%%s", psnr, 100 * off, fd);
     return CO_OK;
 }
 
@@ -593,7 +610,8 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
         const unsigned char **frames = malloc(s->frames * sizeof *frames);
         if (!idx || !frames) st = co_fail(CO_ERR_NOMEM, "out of host memory for --gif");
         for (size_t f = 0; !st && f < s->frames; f++) {
-            co_gif_to_cube((const unsigned char *)(s->image + f * pixels), 4, pixels, idx + f * pixels);
+            co_gif_to_cube((const unsigned char *)(s->image + f * pixels), 4, pixels,
+                           idx + f * pixels);
             frames[f] = idx + f * pixels;
         }
         co_gif_cube_palette(pal);
@@ -625,16 +643,26 @@ static void destroy(co_problem *p) {
 }
 
 static const co_variant variants[] = {
-    {.name = "c", .summary = "sequential, the kernel's code per pixel", .on = CO_ON_C,
+    {.name = "c",
+     .summary = "sequential, the kernel's code per pixel",
+     .on = CO_ON_C,
      .run = run_c},
-    {.name = "omp", .summary = "rows over all cores, the kernel's code per pixel",
-     .on = CO_ON_OMP, .run = run_omp},
-    {.name = "global", .summary = "one pixel per work-item, scene in global memory",
-     .on = CO_ON_DEVICE, .run = run_global},
-    {.name = "constant", .summary = "scene in constant memory", .on = CO_ON_DEVICE,
+    {.name = "omp",
+     .summary = "rows over all cores, the kernel's code per pixel",
+     .on = CO_ON_OMP,
+     .run = run_omp},
+    {.name = "global",
+     .summary = "one pixel per work-item, scene in global memory",
+     .on = CO_ON_DEVICE,
+     .run = run_global},
+    {.name = "constant",
+     .summary = "scene in constant memory",
+     .on = CO_ON_DEVICE,
      .run = run_constant},
-    {.name = "local", .summary = "spheres animated into local memory per work-group",
-     .on = CO_ON_DEVICE, .run = run_local},
+    {.name = "local",
+     .summary = "spheres animated into local memory per work-group",
+     .on = CO_ON_DEVICE,
+     .run = run_local},
 };
 
 const co_workload co_workload_raytrace = {

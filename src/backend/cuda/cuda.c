@@ -20,86 +20,82 @@
 
 /* X(return type, field, symbol, older symbol or NULL, parameters). The _v2
  * symbols are the ones <cuda.h> maps the plain names to. */
-#define CU_FUNCS(X)                                                                         \
-    X(CUresult, Init, "cuInit", NULL, (unsigned))                                           \
-    X(CUresult, DriverGetVersion, "cuDriverGetVersion", NULL, (int *))                      \
-    X(CUresult, GetErrorName, "cuGetErrorName", NULL, (CUresult, const char **))            \
-    X(CUresult, GetErrorString, "cuGetErrorString", NULL, (CUresult, const char **))        \
-    X(CUresult, DeviceGetCount, "cuDeviceGetCount", NULL, (int *))                          \
-    X(CUresult, DeviceGet, "cuDeviceGet", NULL, (CUdevice *, int))                          \
-    X(CUresult, DeviceGetName, "cuDeviceGetName", NULL, (char *, int, CUdevice))            \
-    X(CUresult, DeviceGetAttribute, "cuDeviceGetAttribute", NULL,                           \
-      (int *, CUdevice_attribute, CUdevice))                                                \
-    X(CUresult, DeviceTotalMem, "cuDeviceTotalMem_v2", NULL, (size_t *, CUdevice))          \
-    X(CUresult, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL,                   \
-      (CUcontext *, CUdevice))                                                              \
-    X(CUresult, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",                    \
-      "cuDevicePrimaryCtxRelease", (CUdevice))                                              \
-    X(CUresult, CtxSetCurrent, "cuCtxSetCurrent", NULL, (CUcontext))                        \
-    X(CUresult, MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t *, size_t *))                  \
-    X(CUresult, MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr *, size_t))                   \
-    X(CUresult, MemFree, "cuMemFree_v2", NULL, (CUdeviceptr))                               \
-    X(CUresult, MemAllocHost, "cuMemAllocHost_v2", NULL, (void **, size_t))                 \
-    X(CUresult, MemFreeHost, "cuMemFreeHost", NULL, (void *))                               \
-    X(CUresult, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                              \
-      (CUdeviceptr, const void *, size_t, CUstream))                                        \
-    X(CUresult, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                              \
-      (void *, CUdeviceptr, size_t, CUstream))                                              \
-    X(CUresult, StreamCreate, "cuStreamCreate", NULL, (CUstream *, unsigned))               \
-    X(CUresult, StreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy", (CUstream))         \
-    X(CUresult, StreamSynchronize, "cuStreamSynchronize", NULL, (CUstream))                 \
-    X(CUresult, EventCreate, "cuEventCreate", NULL, (CUevent *, unsigned))                  \
-    X(CUresult, EventDestroy, "cuEventDestroy_v2", "cuEventDestroy", (CUevent))             \
-    X(CUresult, EventRecord, "cuEventRecord", NULL, (CUevent, CUstream))                    \
-    X(CUresult, EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",            \
-      (float *, CUevent, CUevent))                                                          \
-    X(CUresult, ModuleLoadDataEx, "cuModuleLoadDataEx", NULL,                               \
-      (CUmodule *, const void *, unsigned, CUjit_option *, void **))                        \
-    X(CUresult, ModuleUnload, "cuModuleUnload", NULL, (CUmodule))                           \
-    X(CUresult, ModuleGetFunction, "cuModuleGetFunction", NULL,                             \
-      (CUfunction *, CUmodule, const char *))                                               \
-    X(CUresult, ArrayCreate, "cuArrayCreate_v2", NULL,                                     \
-      (CUarray *, const CUDA_ARRAY_DESCRIPTOR *))                                           \
-    X(CUresult, ArrayDestroy, "cuArrayDestroy", NULL, (CUarray))                            \
-    X(CUresult, Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *, CUstream)) \
-    X(CUresult, TexObjectCreate, "cuTexObjectCreate", NULL,                                 \
-      (CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *,                \
-       const CUDA_RESOURCE_VIEW_DESC *))                                                    \
-    X(CUresult, TexObjectDestroy, "cuTexObjectDestroy", NULL, (CUtexObject))                \
-    X(CUresult, ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                              \
-      (CUdeviceptr *, size_t *, CUmodule, const char *))                                    \
-    X(CUresult, MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                              \
-      (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                         \
-    X(CUresult, FuncSetAttribute, "cuFuncSetAttribute", NULL,                               \
-      (CUfunction, CUfunction_attribute, int))                                              \
-    X(CUresult, FuncGetAttribute, "cuFuncGetAttribute", NULL,                               \
-      (int *, CUfunction_attribute, CUfunction))                                            \
-    X(CUresult, OccupancyMaxActiveBlocksPerMultiprocessor,                                  \
-      "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, (int *, CUfunction, int, size_t))   \
-    X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                       \
-      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,    \
-       CUstream, void **, void **))
+#define CU_FUNCS(X)                                                                                \
+    X(CUresult, Init, "cuInit", NULL, (unsigned))                                                  \
+    X(CUresult, DriverGetVersion, "cuDriverGetVersion", NULL, (int *))                             \
+    X(CUresult, GetErrorName, "cuGetErrorName", NULL, (CUresult, const char **))                   \
+    X(CUresult, GetErrorString, "cuGetErrorString", NULL, (CUresult, const char **))               \
+    X(CUresult, DeviceGetCount, "cuDeviceGetCount", NULL, (int *))                                 \
+    X(CUresult, DeviceGet, "cuDeviceGet", NULL, (CUdevice *, int))                                 \
+    X(CUresult, DeviceGetName, "cuDeviceGetName", NULL, (char *, int, CUdevice))                   \
+    X(CUresult, DeviceGetAttribute, "cuDeviceGetAttribute", NULL,                                  \
+      (int *, CUdevice_attribute, CUdevice))                                                       \
+    X(CUresult, DeviceTotalMem, "cuDeviceTotalMem_v2", NULL, (size_t *, CUdevice))                 \
+    X(CUresult, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL, (CUcontext *, CUdevice)) \
+    X(CUresult, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",                           \
+      "cuDevicePrimaryCtxRelease", (CUdevice))                                                     \
+    X(CUresult, CtxSetCurrent, "cuCtxSetCurrent", NULL, (CUcontext))                               \
+    X(CUresult, MemGetInfo, "cuMemGetInfo_v2", NULL, (size_t *, size_t *))                         \
+    X(CUresult, MemAlloc, "cuMemAlloc_v2", NULL, (CUdeviceptr *, size_t))                          \
+    X(CUresult, MemFree, "cuMemFree_v2", NULL, (CUdeviceptr))                                      \
+    X(CUresult, MemAllocHost, "cuMemAllocHost_v2", NULL, (void **, size_t))                        \
+    X(CUresult, MemFreeHost, "cuMemFreeHost", NULL, (void *))                                      \
+    X(CUresult, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL,                                     \
+      (CUdeviceptr, const void *, size_t, CUstream))                                               \
+    X(CUresult, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL,                                     \
+      (void *, CUdeviceptr, size_t, CUstream))                                                     \
+    X(CUresult, StreamCreate, "cuStreamCreate", NULL, (CUstream *, unsigned))                      \
+    X(CUresult, StreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy", (CUstream))                \
+    X(CUresult, StreamSynchronize, "cuStreamSynchronize", NULL, (CUstream))                        \
+    X(CUresult, EventCreate, "cuEventCreate", NULL, (CUevent *, unsigned))                         \
+    X(CUresult, EventDestroy, "cuEventDestroy_v2", "cuEventDestroy", (CUevent))                    \
+    X(CUresult, EventRecord, "cuEventRecord", NULL, (CUevent, CUstream))                           \
+    X(CUresult, EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",                   \
+      (float *, CUevent, CUevent))                                                                 \
+    X(CUresult, ModuleLoadDataEx, "cuModuleLoadDataEx", NULL,                                      \
+      (CUmodule *, const void *, unsigned, CUjit_option *, void **))                               \
+    X(CUresult, ModuleUnload, "cuModuleUnload", NULL, (CUmodule))                                  \
+    X(CUresult, ModuleGetFunction, "cuModuleGetFunction", NULL,                                    \
+      (CUfunction *, CUmodule, const char *))                                                      \
+    X(CUresult, ArrayCreate, "cuArrayCreate_v2", NULL, (CUarray *, const CUDA_ARRAY_DESCRIPTOR *)) \
+    X(CUresult, ArrayDestroy, "cuArrayDestroy", NULL, (CUarray))                                   \
+    X(CUresult, Memcpy2DAsync, "cuMemcpy2DAsync_v2", NULL, (const CUDA_MEMCPY2D *, CUstream))      \
+    X(CUresult, TexObjectCreate, "cuTexObjectCreate", NULL,                                        \
+      (CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *,                       \
+       const CUDA_RESOURCE_VIEW_DESC *))                                                           \
+    X(CUresult, TexObjectDestroy, "cuTexObjectDestroy", NULL, (CUtexObject))                       \
+    X(CUresult, ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL,                                     \
+      (CUdeviceptr *, size_t *, CUmodule, const char *))                                           \
+    X(CUresult, MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL,                                     \
+      (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                                \
+    X(CUresult, FuncSetAttribute, "cuFuncSetAttribute", NULL,                                      \
+      (CUfunction, CUfunction_attribute, int))                                                     \
+    X(CUresult, FuncGetAttribute, "cuFuncGetAttribute", NULL,                                      \
+      (int *, CUfunction_attribute, CUfunction))                                                   \
+    X(CUresult, OccupancyMaxActiveBlocksPerMultiprocessor,                                         \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, (int *, CUfunction, int, size_t))       \
+    X(CUresult, LaunchKernel, "cuLaunchKernel", NULL,                                              \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+       void **, void **))
 
-#define NVRTC_FUNCS(X)                                                                      \
-    X(nvrtcResult, Version, "nvrtcVersion", NULL, (int *, int *))                           \
-    X(const char *, GetErrorString, "nvrtcGetErrorString", NULL, (nvrtcResult))             \
-    X(nvrtcResult, GetNumSupportedArchs, "nvrtcGetNumSupportedArchs", NULL, (int *))        \
-    X(nvrtcResult, GetSupportedArchs, "nvrtcGetSupportedArchs", NULL, (int *))              \
-    X(nvrtcResult, CreateProgram, "nvrtcCreateProgram", NULL,                               \
-      (nvrtcProgram *, const char *, const char *, int, const char *const *,                \
-       const char *const *))                                                                \
-    X(nvrtcResult, DestroyProgram, "nvrtcDestroyProgram", NULL, (nvrtcProgram *))           \
-    X(nvrtcResult, CompileProgram, "nvrtcCompileProgram", NULL,                             \
-      (nvrtcProgram, int, const char *const *))                                             \
-    X(nvrtcResult, GetProgramLogSize, "nvrtcGetProgramLogSize", NULL,                       \
-      (nvrtcProgram, size_t *))                                                             \
-    X(nvrtcResult, GetProgramLog, "nvrtcGetProgramLog", NULL, (nvrtcProgram, char *))       \
-    X(nvrtcResult, GetPTXSize, "nvrtcGetPTXSize", NULL, (nvrtcProgram, size_t *))           \
-    X(nvrtcResult, GetPTX, "nvrtcGetPTX", NULL, (nvrtcProgram, char *))                     \
-    X(nvrtcResult, GetCUBINSize, "nvrtcGetCUBINSize", NULL, (nvrtcProgram, size_t *))       \
+#define NVRTC_FUNCS(X)                                                                             \
+    X(nvrtcResult, Version, "nvrtcVersion", NULL, (int *, int *))                                  \
+    X(const char *, GetErrorString, "nvrtcGetErrorString", NULL, (nvrtcResult))                    \
+    X(nvrtcResult, GetNumSupportedArchs, "nvrtcGetNumSupportedArchs", NULL, (int *))               \
+    X(nvrtcResult, GetSupportedArchs, "nvrtcGetSupportedArchs", NULL, (int *))                     \
+    X(nvrtcResult, CreateProgram, "nvrtcCreateProgram", NULL,                                      \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *)) \
+    X(nvrtcResult, DestroyProgram, "nvrtcDestroyProgram", NULL, (nvrtcProgram *))                  \
+    X(nvrtcResult, CompileProgram, "nvrtcCompileProgram", NULL,                                    \
+      (nvrtcProgram, int, const char *const *))                                                    \
+    X(nvrtcResult, GetProgramLogSize, "nvrtcGetProgramLogSize", NULL, (nvrtcProgram, size_t *))    \
+    X(nvrtcResult, GetProgramLog, "nvrtcGetProgramLog", NULL, (nvrtcProgram, char *))              \
+    X(nvrtcResult, GetPTXSize, "nvrtcGetPTXSize", NULL, (nvrtcProgram, size_t *))                  \
+    X(nvrtcResult, GetPTX, "nvrtcGetPTX", NULL, (nvrtcProgram, char *))                            \
+    X(nvrtcResult, GetCUBINSize, "nvrtcGetCUBINSize", NULL, (nvrtcProgram, size_t *))              \
     X(nvrtcResult, GetCUBIN, "nvrtcGetCUBIN", NULL, (nvrtcProgram, char *))
 
-#define FIELD(ret, field, sym, alt, params) ret (*field) params;
+#define FIELD(ret, field, sym, alt, params) ret(*field) params;
 static struct { CU_FUNCS(FIELD) } cu;
 static struct { NVRTC_FUNCS(FIELD) } nv;
 #undef FIELD
@@ -133,7 +129,7 @@ static co_cuda_fn dlsym_either(void *lib, const char *sym, const char *alt) {
 }
 
 /* Resolve a table; NULL on success, else the first missing symbol. */
-#define RESOLVE(ret, field, sym, alt, params)                                               \
+#define RESOLVE(ret, field, sym, alt, params)                                                      \
     if (!(table.field = (ret(*) params)dlsym_either(lib, sym, alt))) return sym;
 static const char *resolve_cu(void *lib) {
 #define table cu
@@ -161,12 +157,12 @@ typedef struct lib_state {
 } lib_state;
 
 static const char *const cu_names[] = {"libcuda.so.1", "libcuda.so", NULL};
-static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-                                          NULL};
+static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", NULL};
 static lib_state cu_lib = {cu_names, "no NVIDIA driver", resolve_cu, false, NULL, ""};
-static lib_state nvrtc_lib = {nvrtc_names,
-                              "no CUDA runtime compiler: install NVRTC or set CUDA_HOME",
-                              resolve_nvrtc, false, NULL, ""};
+static lib_state nvrtc_lib = {
+    nvrtc_names,   "no CUDA runtime compiler: install NVRTC or set CUDA_HOME",
+    resolve_nvrtc, false,
+    NULL,          ""};
 
 /* Not thread-safe: probe runs from co_context_create, before any other use. */
 static bool lib_open(lib_state *lib) {
@@ -175,8 +171,7 @@ static bool lib_open(lib_state *lib) {
     void *handle = co_cuda_dlopen(lib->names);
     const char *missing;
     if (!handle) {
-        snprintf(lib->why, sizeof lib->why, "%s not found (%s)", lib->names[0],
-                 lib->missing_hint);
+        snprintf(lib->why, sizeof lib->why, "%s not found (%s)", lib->names[0], lib->missing_hint);
     } else if ((missing = lib->resolve(handle))) {
         snprintf(lib->why, sizeof lib->why, "%s lacks %s (too old)", lib->names[0], missing);
         dlclose(handle);
@@ -221,7 +216,7 @@ typedef struct cu_device {
     CUevent start, stop;
     co_program *spin_program; /* the timer's spin kernel, built on first use */
     co_kernel *spin;
-    int cc; /* compute capability, 10 * major + minor */
+    int cc;        /* compute capability, 10 * major + minor */
     char arch[16]; /* NVRTC target, chosen on the first build */
     void *anchor;
     void (*anchor_destroy)(void *);
@@ -241,10 +236,10 @@ struct co_img {
 
 struct co_kernel {
     CUfunction fn;
-    CUmodule module; /* of its program: its __constant__ symbols */
+    CUmodule module;        /* of its program: its __constant__ symbols */
     size_t dynamic_allowed; /* dynamic shared memory opted in so far (bytes) */
-    int max_threads, regs; /* threads per block its registers allow, and those a thread */
-    char entry[]; /* for messages */
+    int max_threads, regs;  /* threads per block its registers allow, and those a thread */
+    char entry[];           /* for messages */
 };
 
 struct co_program {
@@ -435,8 +430,10 @@ static co_status probe(co_context *ctx) {
         co_device tmp = {.impl = d};
         co_status st = open_device(i, d, &info, version, driver);
         if (!st) st = co_context_add_device(ctx, &cuda_backend, &info, d);
-        if (st) release(&tmp);
-        else added++;
+        if (st)
+            release(&tmp);
+        else
+            added++;
     }
     return added ? CO_OK : unavailable();
 }
@@ -456,8 +453,8 @@ static co_status alloc(co_device *dev, size_t bytes, co_buf **out) {
         cu.MemGetInfo(&free_bytes, &total);
         free(b);
         return co_fail(CO_ERR_LIMIT,
-                       "CUDA: cannot allocate %zu bytes on %s: %zu of %zu bytes are free",
-                       bytes, dev->info.spec, free_bytes, total);
+                       "CUDA: cannot allocate %zu bytes on %s: %zu of %zu bytes are free", bytes,
+                       dev->info.spec, free_bytes, total);
     }
     if ((st = cu_check("cuMemAlloc", r))) {
         free(b);
@@ -527,8 +524,7 @@ static void pinned_free(co_device *dev, co_pinned *p) {
 /* Options: each -D of `defines` on its own, then ours. Points into *copy. */
 static co_status make_options(const char *defines, const char *arch_option, const char *extra,
                               char **copy, const char ***opts, int *nopts) {
-    static const char *const fixed[] = {"-default-device", "--std=c++17",
-                                        "-DCO_CUDA_BACKEND=1"};
+    static const char *const fixed[] = {"-default-device", "--std=c++17", "-DCO_CUDA_BACKEND=1"};
     const size_t nfixed = sizeof fixed / sizeof *fixed;
     const char *ws = " \t\r\n";
     *copy = malloc(strlen(defines) + 1);
@@ -579,8 +575,8 @@ static co_status nvrtc_compile(const char *name, const char *source, const char 
     char *copy = NULL;
     const char **opts = NULL;
     int nopts = 0;
-    co_status st = make_options(defines, arch_option, il ? "--ptxas-options=-v" : NULL, &copy,
-                                &opts, &nopts);
+    co_status st =
+        make_options(defines, arch_option, il ? "--ptxas-options=-v" : NULL, &copy, &opts, &nopts);
     if (st) return st;
 
     nvrtcProgram prog = NULL;
@@ -671,8 +667,8 @@ static co_status nvrtc_archs(int cc, bool *exact, int *below, int *oldest) {
 static co_status nvrtc_unsupported(co_status st, const char *arch, int oldest) {
     int major = 0, minor = 0;
     nv.Version(&major, &minor);
-    return co_fail(st, "CUDA: NVRTC %d.%d cannot compile for %s (its oldest target: sm_%d)",
-                   major, minor, arch, oldest);
+    return co_fail(st, "CUDA: NVRTC %d.%d cannot compile for %s (its oldest target: sm_%d)", major,
+                   minor, arch, oldest);
 }
 
 /* The target for a device of compute capability cc: a cubin when this
@@ -683,8 +679,10 @@ static co_status choose_arch(int cc, char *arch, size_t len) {
     int below, oldest;
     co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
     if (st) return st;
-    if (exact) snprintf(arch, len, "sm_%d", cc);
-    else if (below) snprintf(arch, len, "compute_%d", below);
+    if (exact)
+        snprintf(arch, len, "sm_%d", cc);
+    else if (below)
+        snprintf(arch, len, "compute_%d", below);
     else {
         char want[16];
         snprintf(want, sizeof want, "sm_%d", cc);
@@ -701,8 +699,9 @@ co_status co_cuda_compile(const char *name, const char *source, const char *defi
     /* Check the target first: an unknown one is the caller's error, not a
      * failed build. */
     int cc = 0, end = 0;
-    if (!arch || (sscanf(arch, "sm_%d%n", &cc, &end) != 1 &&
-                  sscanf(arch, "compute_%d%n", &cc, &end) != 1) || arch[end])
+    if (!arch ||
+        (sscanf(arch, "sm_%d%n", &cc, &end) != 1 && sscanf(arch, "compute_%d%n", &cc, &end) != 1) ||
+        arch[end])
         return co_fail(CO_ERR_INVALID, "CUDA: unknown architecture '%s' (use sm_XY or compute_XY)",
                        arch ? arch : "(null)");
     bool exact;
@@ -727,7 +726,8 @@ static co_status keep_sources(co_program *prog, const char *name, const char *so
     prog->source = copy_of(source);
     prog->defines = copy_of(defines);
     return prog->name && prog->source && prog->defines
-               ? CO_OK : co_fail(CO_ERR_NOMEM, "out of host memory");
+               ? CO_OK
+               : co_fail(CO_ERR_NOMEM, "out of host memory");
 }
 
 static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
@@ -798,7 +798,8 @@ static co_status set_carveout(CUfunction fn) {
     const long percent = strtol(env, &end, 10);
     if (*end || percent < 0 || percent > 100)
         return co_fail(CO_ERR_INVALID, "COALESCE_CUDA_CARVEOUT=%s: not a percentage (0-100)", env);
-    return CU(FuncSetAttribute, (fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, (int)percent));
+    return CU(FuncSetAttribute,
+              (fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, (int)percent));
 }
 
 static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
@@ -827,7 +828,9 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     } else {
         st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
         if (!st) st = CU(ModuleGetFunction, (&k->fn, prog->module, entry));
-        if (!st) st = CU(FuncGetAttribute, (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
+        if (!st)
+            st = CU(FuncGetAttribute,
+                    (&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
         if (!st) st = CU(FuncGetAttribute, (&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
         if (!st) st = set_carveout(k->fn);
     }
@@ -878,8 +881,10 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     /* A kernel's own limit, below the device's where its registers run out
      * (cuLaunchKernel would say only "too many resources"). */
     if (threads > (size_t)k->max_threads)
-        return co_fail(CO_ERR_LIMIT, "CUDA: kernel '%s': %zu threads per block, but its %d "
-                       "registers a thread allow %d", k->entry, threads, k->regs, k->max_threads);
+        return co_fail(CO_ERR_LIMIT,
+                       "CUDA: kernel '%s': %zu threads per block, but its %d "
+                       "registers a thread allow %d",
+                       k->entry, threads, k->regs, k->max_threads);
     if (nargs > MAX_ARGS)
         return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': %zu arguments (limit %d)", k->entry,
                        nargs, MAX_ARGS);
@@ -907,8 +912,10 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_IMAGE: values[i].ptr = args[i].v.img->tex; break; /* CUtexObject: 64 bits */
         case CO_ARG_LOCAL: /* the block's dynamic shared memory; the parameter gets its size */
             if (dynamic)
-                return co_fail(CO_ERR_INVALID, "CUDA: kernel '%s': a second local-memory "
-                               "argument (%zu); CUDA has one dynamic block", k->entry, i);
+                return co_fail(CO_ERR_INVALID,
+                               "CUDA: kernel '%s': a second local-memory "
+                               "argument (%zu); CUDA has one dynamic block",
+                               k->entry, i);
             dynamic = args[i].v.u;
             values[i].u = args[i].v.u;
             break;
@@ -966,14 +973,15 @@ static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img
     img->width = width;
     img->height = height;
     img->pixel_bytes = 4;
-    CUDA_ARRAY_DESCRIPTOR ad = {.Width = width, .Height = height,
+    CUDA_ARRAY_DESCRIPTOR ad = {.Width = width,
+                                .Height = height,
                                 .Format = rgba ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
                                 .NumChannels = rgba ? 4 : 1};
     CUDA_RESOURCE_DESC rd = {.resType = CU_RESOURCE_TYPE_ARRAY};
     CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT,
                             .flags = rgba ? CU_TRSF_READ_AS_INTEGER : 0};
-    const CUaddress_mode mode = border == CO_IMG_ZERO ? CU_TR_ADDRESS_MODE_BORDER
-                                                      : CU_TR_ADDRESS_MODE_CLAMP;
+    const CUaddress_mode mode =
+        border == CO_IMG_ZERO ? CU_TR_ADDRESS_MODE_BORDER : CU_TR_ADDRESS_MODE_CLAMP;
     td.addressMode[0] = td.addressMode[1] = mode; /* border colour: zeros */
     co_status st = CU(CtxSetCurrent, (((cu_device *)dev->impl)->ctx));
     if (!st) st = CU(ArrayCreate, (&img->array, &ad));
@@ -991,10 +999,13 @@ static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img
 
 static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src, double *ms) {
     cu_device *d = dev->impl;
-    CUDA_MEMCPY2D copy = {.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = src->ptr,
+    CUDA_MEMCPY2D copy = {.srcMemoryType = CU_MEMORYTYPE_DEVICE,
+                          .srcDevice = src->ptr,
                           .srcPitch = dst->width * dst->pixel_bytes,
-                          .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = dst->array,
-                          .WidthInBytes = dst->width * dst->pixel_bytes, .Height = dst->height};
+                          .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+                          .dstArray = dst->array,
+                          .WidthInBytes = dst->width * dst->pixel_bytes,
+                          .Height = dst->height};
     co_status st = check_size(dev, src, dst->width * dst->height * dst->pixel_bytes);
     if (!st) st = co_cuda_timer_start(dev);
     if (!st) st = CU(Memcpy2DAsync, (&copy, d->stream));
@@ -1004,8 +1015,8 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
 /* True constant memory for a kernel: its program's __constant__ array
  * `symbol`, filled from device memory on the stream (the dialect maps
  * OpenCL's __constant arguments to plain global memory). */
-static co_status constant_from_buffer(co_device *dev, co_kernel *k, const char *symbol,
-                                      co_buf *src, size_t bytes, double *ms) {
+static co_status constant_from_buffer(co_device *dev, co_kernel *k, const char *symbol, co_buf *src,
+                                      size_t bytes, double *ms) {
     cu_device *d = dev->impl;
     CUdeviceptr dst;
     size_t size = 0;
@@ -1034,8 +1045,8 @@ static co_status il_compile(const cu_device *d, co_program *prog) {
     if (prog->ptx) return CO_OK;
     void *bin;
     size_t size;
-    co_status st = nvrtc_compile(prog->name, prog->source, prog->defines, d->arch, &bin, &size,
-                                 prog);
+    co_status st =
+        nvrtc_compile(prog->name, prog->source, prog->defines, d->arch, &bin, &size, prog);
     if (st) {
         free(prog->ptx);
         free(prog->ptxas_log);
@@ -1068,11 +1079,14 @@ static co_status program_text(co_device *dev, co_program *prog, co_kernel *k, co
     static const char *const tools[] = {"cuobjdump", "nvdisasm", NULL};
     char tool[1024], path[512], args[600];
     if (!co_tool_find(tools, tool, sizeof tool))
-        return co_fail(CO_ERR_UNSUPPORTED, "SASS not available: no nvdisasm/cuobjdump found "
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "SASS not available: no nvdisasm/cuobjdump found "
                        "(on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin)");
     if (!prog->cubin)
-        return co_fail(CO_ERR_UNSUPPORTED, "SASS not available: %s is PTX that the driver "
-                       "compiles (this NVRTC does not know the GPU)", d->arch);
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "SASS not available: %s is PTX that the driver "
+                       "compiles (this NVRTC does not know the GPU)",
+                       d->arch);
     if ((st = co_tool_temp(prog->cubin, prog->cubin_size, path, sizeof path))) return st;
     snprintf(args, sizeof args, strstr(tool, "cuobjdump") ? "-sass %s" : "%s", path);
     int status = 0;
@@ -1115,8 +1129,7 @@ static void ptxas_figures(const char *log, const char *entry, co_il_resources *r
 }
 
 static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k,
-                                  const size_t local[3], size_t dynamic_local,
-                                  co_il_resources *r) {
+                                  const size_t local[3], size_t dynamic_local, co_il_resources *r) {
     const cu_device *d = dev->impl;
     co_status st = il_compile(d, prog);
     if (st) return st;
@@ -1134,8 +1147,9 @@ static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k
     if (!st) st = CU(FuncGetAttribute, (&stack, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn));
     if (!st) st = CU(FuncGetAttribute, (&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
     if (!st) st = CU(FuncGetAttribute, (&max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn));
-    if (!st) st = CU(OccupancyMaxActiveBlocksPerMultiprocessor,
-                     (&groups, k->fn, threads, dynamic_local));
+    if (!st)
+        st =
+            CU(OccupancyMaxActiveBlocksPerMultiprocessor, (&groups, k->fn, threads, dynamic_local));
     if (st) return st;
     const int per_sm = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
     r->registers = regs;
@@ -1194,9 +1208,9 @@ static co_status offline_download(co_device *dev, void *dst, co_buf *src, size_t
     return offline_copy(dev, src, bytes);
 }
 
-static co_status offline_launch(co_device *dev, co_kernel *k, unsigned dims,
-                                const size_t global[3], const size_t local[3], size_t nargs,
-                                const co_arg *args, double *kernel_ms) {
+static co_status offline_launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
+                                const size_t local[3], size_t nargs, const co_arg *args,
+                                double *kernel_ms) {
     (void)dev, (void)k, (void)dims, (void)global, (void)local, (void)nargs, (void)args;
     if (kernel_ms) *kernel_ms = 0;
     return CO_OK;

@@ -40,6 +40,7 @@ struct co_program {
 
 const char *co_opencl_error_name(cl_int err) {
     switch (err) {
+// clang-format off
 #define E(x) case x: return #x;
         E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
         E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
@@ -53,19 +54,20 @@ const char *co_opencl_error_name(cl_int err) {
         E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
         E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PLATFORM)
 #undef E
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+            // clang-format on
+            case -1001 : return "CL_PLATFORM_NOT_FOUND_KHR";
     default: return "unknown OpenCL error";
     }
 }
 
 /* Every OpenCL call goes through this: on failure, one line naming the call
  * and the API's error. */
-#define CL_CHECK(call)                                                                     \
-    do {                                                                                   \
-        cl_int err_ = (call);                                                              \
-        if (err_ != CL_SUCCESS)                                                            \
-            return co_fail(CO_ERR_DEVICE, "OpenCL: %s failed: %s (%d)", #call,             \
-                           co_opencl_error_name(err_), (int)err_);                         \
+#define CL_CHECK(call)                                                                             \
+    do {                                                                                           \
+        cl_int err_ = (call);                                                                      \
+        if (err_ != CL_SUCCESS)                                                                    \
+            return co_fail(CO_ERR_DEVICE, "OpenCL: %s failed: %s (%d)", #call,                     \
+                           co_opencl_error_name(err_), (int)err_);                                 \
     } while (0)
 
 cl_command_queue co_opencl_queue(const co_device *dev) {
@@ -146,8 +148,10 @@ static co_status probe(co_context *ctx) {
         CL_CHECK(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, ndev, ids, NULL));
         for (cl_uint d = 0; d < ndev; d++) {
             co_status st = add_device(ctx, platforms[p], ids[d], index);
-            if (st == CO_OK) index++;
-            else if (st == CO_ERR_NOMEM) return st;
+            if (st == CO_OK)
+                index++;
+            else if (st == CO_ERR_NOMEM)
+                return st;
             /* a device whose context fails is skipped, the others still count */
         }
     }
@@ -251,8 +255,8 @@ static co_status pinned_alloc(co_device *dev, size_t bytes, co_pinned **out, voi
     if (err != CL_SUCCESS) {
         if (p->mem) clReleaseMemObject(p->mem);
         free(p);
-        return co_fail(CO_ERR_DEVICE, "OpenCL: pinned host buffer of %zu bytes failed: %s",
-                       bytes, co_opencl_error_name(err));
+        return co_fail(CO_ERR_DEVICE, "OpenCL: pinned host buffer of %zu bytes failed: %s", bytes,
+                       co_opencl_error_name(err));
     }
     *out = p;
     *host = p->host;
@@ -279,8 +283,7 @@ typedef struct stderr_catch {
 static stderr_catch catch_stderr(void) {
     stderr_catch c = {.saved = -1, .file = tmpfile()};
     fflush(stderr);
-    if (c.file && (c.saved = dup(STDERR_FILENO)) >= 0 &&
-        dup2(fileno(c.file), STDERR_FILENO) < 0) {
+    if (c.file && (c.saved = dup(STDERR_FILENO)) >= 0 && dup2(fileno(c.file), STDERR_FILENO) < 0) {
         close(c.saved);
         c.saved = -1;
     }
@@ -393,10 +396,18 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         case CO_ARG_BUF:
             CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.buf->mem));
             break;
-        case CO_ARG_INT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_int), &args[i].v.i)); break;
-        case CO_ARG_UINT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_uint), &args[i].v.u)); break;
-        case CO_ARG_FLOAT: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_float), &args[i].v.f)); break;
-        case CO_ARG_IMAGE: CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.img->mem)); break;
+        case CO_ARG_INT:
+            CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_int), &args[i].v.i));
+            break;
+        case CO_ARG_UINT:
+            CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_uint), &args[i].v.u));
+            break;
+        case CO_ARG_FLOAT:
+            CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_float), &args[i].v.f));
+            break;
+        case CO_ARG_IMAGE:
+            CL_CHECK(clSetKernelArg(k->kernel, idx, sizeof(cl_mem), &args[i].v.img->mem));
+            break;
         case CO_ARG_LOCAL: CL_CHECK(clSetKernelArg(k->kernel, idx, args[i].v.u, NULL)); break;
         }
     }
@@ -440,9 +451,10 @@ static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img
     clGetDeviceInfo(st->id, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof maxw, &maxw, NULL);
     clGetDeviceInfo(st->id, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof maxh, &maxh, NULL);
     if (width > maxw || height > maxh)
-        return co_fail(CO_ERR_LIMIT, "a %zux%zu image is over the device's 2D image limit %zux%zu "
-                       "(CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT of %s)", width, height, maxw, maxh,
-                       dev->info.spec);
+        return co_fail(CO_ERR_LIMIT,
+                       "a %zux%zu image is over the device's 2D image limit %zux%zu "
+                       "(CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT of %s)",
+                       width, height, maxw, maxh, dev->info.spec);
     const cl_image_format fmt = format == CO_IMG_RGBA_U8
                                     ? (cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}
                                     : (cl_image_format){CL_R, CL_FLOAT};
@@ -476,8 +488,8 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
     cl_device_state *st = dev->impl;
     const size_t origin[3] = {0, 0, 0}, region[3] = {dst->width, dst->height, 1};
     cl_event ev;
-    CL_CHECK(clEnqueueCopyBufferToImage(st->queue, src->mem, dst->mem, 0, origin, region, 0, NULL,
-                                        &ev));
+    CL_CHECK(
+        clEnqueueCopyBufferToImage(st->queue, src->mem, dst->mem, 0, origin, region, 0, NULL, &ev));
     cl_int err = clWaitForEvents(1, &ev);
     cl_ulong t0 = 0, t1 = 0;
     if (err == CL_SUCCESS)
@@ -570,8 +582,8 @@ static const unsigned char *poclbin_bitcode(const unsigned char *bin, size_t siz
     for (size_t i = 0; i + name_len + 8 < size; i++)
         if (!memcmp(bin + i, name, name_len)) {
             const unsigned char *p = bin + i + name_len;
-            uint32_t n = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                         (uint32_t)p[3] << 24;
+            uint32_t n =
+                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
             if (n <= size - (size_t)(p + 4 - bin) && !memcmp(p + 4, "BC\xc0\xde", 4)) {
                 *len = n;
                 return p + 4;
@@ -591,9 +603,12 @@ static bool pocl_kernel_dir(const unsigned char *bin, size_t size, const char *e
     char root[600];
     const char *env = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME"), *hash = poclbin_hash(bin, size);
-    if (env && *env) snprintf(root, sizeof root, "%s", env);
-    else if (xdg && *xdg) snprintf(root, sizeof root, "%s/pocl/kcache", xdg);
-    else snprintf(root, sizeof root, "%s/.cache/pocl/kcache", home ? home : "");
+    if (env && *env)
+        snprintf(root, sizeof root, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(root, sizeof root, "%s/pocl/kcache", xdg);
+    else
+        snprintf(root, sizeof root, "%s/.cache/pocl/kcache", home ? home : "");
     char prefix[96], kdir[1000];
     snprintf(prefix, sizeof prefix, "%zu-%zu-%zu-", local[0], local[1], local[2]);
     snprintf(kdir, sizeof kdir, "%s/%s/%s", root, hash ? hash : "?", entry);
@@ -629,25 +644,29 @@ static co_status program_text(co_device *dev, co_program *p, co_kernel *k, const
         if (strlen((char *)bin) != size)
             st = co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s is not text (%zu bytes)",
                          dev->info.spec, size);
-        else *out = (char *)bin, bin = NULL;
+        else
+            *out = (char *)bin, bin = NULL;
     } else if (!strcmp(format, "ir")) {
         size_t n = 0;
         const unsigned char *bc = poclbin_bitcode(bin, size, &n);
         st = bc ? disassemble(llvm_dis, "LLVM IR", "", NULL, bc, n, out)
-                : co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s holds no LLVM bitcode "
-                          "(%zu bytes)", dev->info.spec, size);
+                : co_fail(CO_ERR_UNSUPPORTED,
+                          "the program binary of %s holds no LLVM bitcode "
+                          "(%zu bytes)",
+                          dev->info.spec, size);
     } else {
         char dir[1600], file[1800], so[160];
         snprintf(so, sizeof so, "%.100s.so", k->entry);
         const bool wg = !strcmp(format, "wg");
-        if (!pocl_kernel_dir(bin, size, k->entry, local, wg ? "parallel.bc" : so, dir,
-                             sizeof dir))
-            st = co_fail(CO_ERR_UNSUPPORTED, "PoCL kept no %s of '%s' for groups of %zux%zux%zu "
+        if (!pocl_kernel_dir(bin, size, k->entry, local, wg ? "parallel.bc" : so, dir, sizeof dir))
+            st = co_fail(CO_ERR_UNSUPPORTED,
+                         "PoCL kept no %s of '%s' for groups of %zux%zux%zu "
                          "under %s (it compiles one at the first launch; %s)",
                          wg ? "work-group function (parallel.bc)" : "machine code", k->entry,
                          local[0], local[1], local[2], dir,
                          wg ? "it keeps its IR where POCL_LEAVE_KERNEL_COMPILER_TEMP_FILES=1 "
-                              "was set when it compiled" : "POCL_KERNEL_CACHE=0 keeps none");
+                              "was set when it compiled"
+                            : "POCL_KERNEL_CACHE=0 keeps none");
         else if (!strcmp(format, "wg")) {
             snprintf(file, sizeof file, "%s/parallel.bc", dir);
             st = disassemble(llvm_dis, "LLVM IR", "", file, NULL, 0, out);
@@ -661,24 +680,26 @@ static co_status program_text(co_device *dev, co_program *p, co_kernel *k, const
 }
 
 static co_status kernel_resources(co_device *dev, co_program *p, co_kernel *k,
-                                  const size_t local[3], size_t dynamic_local,
-                                  co_il_resources *r) {
+                                  const size_t local[3], size_t dynamic_local, co_il_resources *r) {
     (void)p, (void)local, (void)dynamic_local;
     cl_device_state *st = dev->impl;
     size_t wg = 0, multiple = 0;
     cl_ulong lmem = 0, pmem = 0;
     cl_int err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
                                           &wg, NULL);
-    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_LOCAL_MEM_SIZE,
-                                             sizeof lmem, &lmem, NULL);
-    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_PRIVATE_MEM_SIZE,
-                                             sizeof pmem, &pmem, NULL);
-    if (!err) err = clGetKernelWorkGroupInfo(k->kernel, st->id,
-                                             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                                             sizeof multiple, &multiple, NULL);
+    if (!err)
+        err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
+                                       &lmem, NULL);
+    if (!err)
+        err = clGetKernelWorkGroupInfo(k->kernel, st->id, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem,
+                                       &pmem, NULL);
+    if (!err)
+        err = clGetKernelWorkGroupInfo(k->kernel, st->id,
+                                       CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                       sizeof multiple, &multiple, NULL);
     if (err)
-        return co_fail(CO_ERR_DEVICE, "OpenCL: clGetKernelWorkGroupInfo(%s) failed: %s",
-                       k->entry, co_opencl_error_name(err));
+        return co_fail(CO_ERR_DEVICE, "OpenCL: clGetKernelWorkGroupInfo(%s) failed: %s", k->entry,
+                       co_opencl_error_name(err));
     r->max_group = (long)wg;
     r->shared_bytes = (long)lmem; /* with the local-memory arguments last set */
     r->stack_bytes = (long)pmem;

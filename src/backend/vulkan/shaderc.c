@@ -24,8 +24,9 @@ static co_status add_defines(shaderc_compile_options_t opts, const char *defines
     for (const char *p = defines + strspn(defines, ws); *p; p += strspn(p, ws)) {
         const size_t len = strcspn(p, ws);
         if (len < 3 || strncmp(p, "-D", 2) != 0)
-            return co_fail(CO_ERR_INVALID, "Vulkan: shader %s.comp: option '%.*s' is not -DNAME=VALUE",
-                           name, (int)len, p);
+            return co_fail(CO_ERR_INVALID,
+                           "Vulkan: shader %s.comp: option '%.*s' is not -DNAME=VALUE", name,
+                           (int)len, p);
         const char *eq = memchr(p, '=', len);
         const size_t nlen = (eq ? (size_t)(eq - p) : len) - 2;
         const char *value = eq ? eq + 1 : "1";
@@ -69,7 +70,8 @@ static co_status compile(const char *name, const char *source, const char *defin
     if (!st) {
         const size_t len = shaderc_result_get_length(r);
         void *words = malloc(len ? len : 4);
-        if (!words) st = co_fail(CO_ERR_NOMEM, "out of host memory");
+        if (!words)
+            st = co_fail(CO_ERR_NOMEM, "out of host memory");
         else {
             memcpy(words, shaderc_result_get_bytes(r), len);
             *spirv = words;
@@ -91,9 +93,9 @@ co_status co_glsl_compile(const char *name, const char *source, const char *defi
     const size_t len = strlen(source), key_len = strlen(defines) + strlen(entry) + 256;
     char *key = malloc(key_len);
     if (!key) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    snprintf(key, key_len, "shaderc spv %u.%u vulkan1.1 %s.comp %zu %016llx %s -DENTRY_%s",
-             version, revision, name, len,
-             (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines, entry);
+    snprintf(key, key_len, "shaderc spv %u.%u vulkan1.1 %s.comp %zu %016llx %s -DENTRY_%s", version,
+             revision, name, len, (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines,
+             entry);
     co_status st = CO_OK;
     if (co_cache_get("vulkan", key, spirv, size) && *size >= 20 && *size % 4 == 0 &&
         *(const unsigned *)*spirv == 0x07230203u) { /* SPIR-V's magic number */

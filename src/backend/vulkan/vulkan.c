@@ -37,6 +37,7 @@
 
 /* ---- the loader: entry points resolved by name ------------------------ */
 
+// clang-format off
 #define VK_INSTANCE_FUNCS(X)                                                                \
     X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties)           \
     X(GetPhysicalDeviceProperties2) X(GetPhysicalDeviceFeatures2)                           \
@@ -56,6 +57,7 @@
     X(DestroyDescriptorSetLayout) X(CreatePipelineLayout) X(DestroyPipelineLayout)          \
     X(CreateComputePipelines) X(DestroyPipeline) X(CreateDescriptorPool)                    \
     X(DestroyDescriptorPool) X(AllocateDescriptorSets) X(UpdateDescriptorSets)
+// clang-format on
 
 #define FIELD(name) PFN_vk##name name;
 static struct {
@@ -69,6 +71,7 @@ static struct {
 
 static const char *vk_result_name(VkResult r) {
     switch (r) {
+// clang-format off
 #define E(x) case x: return #x;
         E(VK_NOT_READY) E(VK_TIMEOUT) E(VK_INCOMPLETE) E(VK_ERROR_OUT_OF_HOST_MEMORY)
         E(VK_ERROR_OUT_OF_DEVICE_MEMORY) E(VK_ERROR_INITIALIZATION_FAILED)
@@ -80,6 +83,7 @@ static const char *vk_result_name(VkResult r) {
         E(VK_ERROR_FRAGMENTATION) E(VK_ERROR_INVALID_SHADER_NV)
 #undef E
     default: return "unknown VkResult";
+        // clang-format on
     }
 }
 
@@ -122,7 +126,8 @@ static bool loader_open(void) {
     void *p = sym(lib, "vkGetInstanceProcAddr");
     memcpy(&vk.GetInstanceProcAddr, &p, sizeof p);
     if (!vk.GetInstanceProcAddr) {
-        snprintf(loader.why, sizeof loader.why, "Vulkan: libvulkan.so.1 lacks vkGetInstanceProcAddr");
+        snprintf(loader.why, sizeof loader.why,
+                 "Vulkan: libvulkan.so.1 lacks vkGetInstanceProcAddr");
         return false;
     }
     vk.CreateInstance = (PFN_vkCreateInstance)vk.GetInstanceProcAddr(NULL, "vkCreateInstance");
@@ -152,10 +157,10 @@ static bool loader_open(void) {
                      : "");
         return false;
     }
-#define RESOLVE(name)                                                                       \
-    if (!(vk.name = (PFN_vk##name)vk.GetInstanceProcAddr(inst, "vk" #name))) {              \
-        snprintf(loader.why, sizeof loader.why, "Vulkan: the loader lacks vk" #name);        \
-        return false;                                                                       \
+#define RESOLVE(name)                                                                              \
+    if (!(vk.name = (PFN_vk##name)vk.GetInstanceProcAddr(inst, "vk" #name))) {                     \
+        snprintf(loader.why, sizeof loader.why, "Vulkan: the loader lacks vk" #name);              \
+        return false;                                                                              \
     }
     VK_INSTANCE_FUNCS(RESOLVE)
     VK_DEVICE_FUNCS(RESOLVE)
@@ -180,7 +185,7 @@ typedef struct vk_device {
     double ns_per_tick;     /* timestampPeriod; 0: no timestamps on this queue */
     uint64_t tick_mask;
     uint32_t buffer_type, staging_type; /* memory type indices */
-    bool buffer_mapped;     /* buffer_type is host-visible and coherent: no staging */
+    bool buffer_mapped;                 /* buffer_type is host-visible and coherent: no staging */
     VkBuffer staging;
     VkDeviceMemory staging_mem;
     void *staging_ptr;
@@ -225,9 +230,7 @@ struct co_program {
 
 static const co_backend vulkan_backend;
 
-bool co_vulkan_is_device(const co_device *dev) {
-    return dev && dev->backend == &vulkan_backend;
-}
+bool co_vulkan_is_device(const co_device *dev) { return dev && dev->backend == &vulkan_backend; }
 unsigned co_vulkan_subgroup_ops(const co_device *dev) {
     return co_vulkan_is_device(dev) ? ((const vk_device *)dev->impl)->subgroup_ops : 0;
 }
@@ -248,9 +251,10 @@ static co_status cmd_begin(vk_device *d) {
     co_status st = VK(ResetCommandBuffer, (d->cmd, 0));
     if (!st) st = VK(BeginCommandBuffer, (d->cmd, &bi));
     if (st) return st;
-    const VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
-                                .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+    const VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
     vk.CmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
                           VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     return CO_OK;
@@ -261,8 +265,8 @@ static co_status cmd_submit_wait(vk_device *d) {
     const VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                 .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                                 .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vk.CmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                          0, 1, &mb, 0, NULL, 0, NULL);
+    vk.CmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                          1, &mb, 0, NULL, 0, NULL);
     const VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                              .commandBufferCount = 1,
                              .pCommandBuffers = &d->cmd};
@@ -326,7 +330,8 @@ static co_status alloc(co_device *dev, size_t bytes, co_buf **out) {
     if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
     b->bytes = bytes;
     co_status st = make_buffer(dev, bytes, d->buffer_type, b);
-    if (!st && d->buffer_mapped) st = VK(MapMemory, (d->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->mapped));
+    if (!st && d->buffer_mapped)
+        st = VK(MapMemory, (d->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->mapped));
     if (st) {
         buffer_destroy(d, b);
         free(b);
@@ -344,8 +349,8 @@ static void buf_free(co_device *dev, co_buf *buf) {
 
 static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
     if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes into a %zu-byte buffer on %s",
-                   bytes, buf->bytes, dev->info.spec);
+    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
+                   buf->bytes, dev->info.spec);
 }
 
 /* The staging buffer, made on the first copy through it. */
@@ -372,15 +377,17 @@ static co_status transfer(co_device *dev, co_buf *buf, void *host, size_t bytes,
     co_status st = check_size(dev, buf, bytes);
     if (st || !bytes) return st;
     if (buf->mapped) {
-        if (up) memcpy(buf->mapped, host, bytes);
-        else memcpy(host, buf->mapped, bytes);
+        if (up)
+            memcpy(buf->mapped, host, bytes);
+        else
+            memcpy(host, buf->mapped, bytes);
         return CO_OK;
     }
     if ((st = staging(dev))) return st;
     for (size_t off = 0; off < bytes; off += STAGING_BYTES) {
         const size_t n = bytes - off < STAGING_BYTES ? bytes - off : STAGING_BYTES;
-        const VkBufferCopy region = {.srcOffset = up ? 0 : off, .dstOffset = up ? off : 0,
-                                     .size = n};
+        const VkBufferCopy region = {
+            .srcOffset = up ? 0 : off, .dstOffset = up ? off : 0, .size = n};
         if (up) memcpy(d->staging_ptr, (char *)host + off, n);
         if ((st = cmd_begin(d))) return st;
         vk.CmdCopyBuffer(d->cmd, up ? d->staging : buf->buffer, up ? buf->buffer : d->staging, 1,
@@ -444,17 +451,23 @@ static bool has_extension(VkPhysicalDevice phys, const char *name) {
 
 /* The subgroup operations as words, for `devices`. */
 static void subgroup_words(unsigned ops, char *out, size_t len) {
-    static const struct { unsigned bit; const char *name; } names[] = {
-        {VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"}, {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
-        {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"},
-        {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"}, {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},
-        {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
-        {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"}, {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"}};
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"},
+                 {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
+                 {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"},
+                 {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"},
+                 {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},
+                 {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
+                 {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"},
+                 {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"}};
     size_t used = 0;
     out[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names && used < len; i++)
         if (ops & names[i].bit)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i].name);
+            used +=
+                (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i].name);
     if (!used) snprintf(out, len, "none");
 }
 
@@ -482,8 +495,10 @@ static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) 
     snprintf(info->backend, sizeof info->backend, "vulkan");
     snprintf(info->name, sizeof info->name, "%.127s", p->deviceName);
     const char *vendor = vendor_name(p->vendorID);
-    if (vendor) snprintf(info->vendor, sizeof info->vendor, "%s", vendor);
-    else snprintf(info->vendor, sizeof info->vendor, "vendor 0x%04x", p->vendorID);
+    if (vendor)
+        snprintf(info->vendor, sizeof info->vendor, "%s", vendor);
+    else
+        snprintf(info->vendor, sizeof info->vendor, "vendor 0x%04x", p->vendorID);
     snprintf(info->platform, sizeof info->platform, "Vulkan");
     snprintf(info->api_version, sizeof info->api_version, "Vulkan %u.%u.%u",
              VK_API_VERSION_MAJOR(p->apiVersion), VK_API_VERSION_MINOR(p->apiVersion),
@@ -499,8 +514,10 @@ static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) 
     default: info->type = CO_DEVICE_GPU; /* discrete, integrated, virtual */
     }
     /* Vulkan reports no compute units: SMs on NVIDIA, cores on a CPU. */
-    if (nv_sm) info->compute_units = sm.shaderSMCount;
-    else if (info->type == CO_DEVICE_CPU) info->compute_units = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nv_sm)
+        info->compute_units = sm.shaderSMCount;
+    else if (info->type == CO_DEVICE_CPU)
+        info->compute_units = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
     info->max_work_group_size = lim->maxComputeWorkGroupInvocations;
     for (int i = 0; i < 3; i++) {
         info->max_work_item_sizes[i] = lim->maxComputeWorkGroupSize[i];
@@ -519,19 +536,21 @@ static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) 
         info->max_alloc_bytes = lim->maxStorageBufferRange;
     d->max_push = lim->maxPushConstantsSize;
     d->subgroup_size = sub.subgroupSize;
-    d->subgroup_ops = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
+    d->subgroup_ops =
+        (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
     d->ns_per_tick = lim->timestampPeriod;
     char ops[160];
     subgroup_words(d->subgroup_ops, ops, sizeof ops);
-    const int len = snprintf(info->limits, sizeof info->limits,
-             "Vulkan: maxComputeWorkGroupInvocations %u, maxComputeWorkGroupSize %ux%ux%u, "
-             "maxComputeWorkGroupCount %ux%ux%u, maxComputeSharedMemorySize %u B, subgroup %u (%s), "
-             "timestampPeriod %g ns",
-             lim->maxComputeWorkGroupInvocations, lim->maxComputeWorkGroupSize[0],
-             lim->maxComputeWorkGroupSize[1], lim->maxComputeWorkGroupSize[2],
-             lim->maxComputeWorkGroupCount[0], lim->maxComputeWorkGroupCount[1],
-             lim->maxComputeWorkGroupCount[2], lim->maxComputeSharedMemorySize, sub.subgroupSize,
-             ops, lim->timestampPeriod);
+    const int len = snprintf(
+        info->limits, sizeof info->limits,
+        "Vulkan: maxComputeWorkGroupInvocations %u, maxComputeWorkGroupSize %ux%ux%u, "
+        "maxComputeWorkGroupCount %ux%ux%u, maxComputeSharedMemorySize %u B, subgroup %u (%s), "
+        "timestampPeriod %g ns",
+        lim->maxComputeWorkGroupInvocations, lim->maxComputeWorkGroupSize[0],
+        lim->maxComputeWorkGroupSize[1], lim->maxComputeWorkGroupSize[2],
+        lim->maxComputeWorkGroupCount[0], lim->maxComputeWorkGroupCount[1],
+        lim->maxComputeWorkGroupCount[2], lim->maxComputeSharedMemorySize, sub.subgroupSize, ops,
+        lim->timestampPeriod);
     (void)len; /* a longer line is cut: it is only shown */
 }
 
@@ -550,13 +569,12 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
     for (uint32_t i = 0; i < nfam; i++) {
         if (!(fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
         const bool dedicated = !(fam[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
-        if (best < 0 || (dedicated && fam[i].timestampValidBits &&
-                         ((fam[best].queueFlags & VK_QUEUE_GRAPHICS_BIT) ||
-                          !fam[best].timestampValidBits)))
+        if (best < 0 ||
+            (dedicated && fam[i].timestampValidBits &&
+             ((fam[best].queueFlags & VK_QUEUE_GRAPHICS_BIT) || !fam[best].timestampValidBits)))
             best = (int)i;
     }
-    if (best < 0)
-        return co_fail(CO_ERR_UNSUPPORTED, "Vulkan: %s has no compute queue", info->name);
+    if (best < 0) return co_fail(CO_ERR_UNSUPPORTED, "Vulkan: %s has no compute queue", info->name);
     d->family = (uint32_t)best;
     const uint32_t bits = fam[best].timestampValidBits;
     d->tick_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
@@ -613,8 +631,8 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
 
     VkPhysicalDeviceMemoryProperties mp;
     vk.GetPhysicalDeviceMemoryProperties(phys, &mp);
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     int buffer = memory_type(&mp, ~0u, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (buffer < 0) buffer = memory_type(&mp, ~0u, 0);
     int stage = memory_type(&mp, ~0u, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
@@ -675,11 +693,14 @@ static co_status probe(co_context *ctx) {
             st = co_fail(CO_ERR_UNSUPPORTED, "Vulkan: %s offers Vulkan %u.%u; 1.1 is needed",
                          p.deviceName, VK_API_VERSION_MAJOR(p.apiVersion),
                          VK_API_VERSION_MINOR(p.apiVersion));
-        else st = open_device(phys[i], d, &info);
+        else
+            st = open_device(phys[i], d, &info);
         snprintf(info.spec, sizeof info.spec, "vulkan:%zu", added);
         if (!st) st = co_context_add_device(ctx, &vulkan_backend, &info, d);
-        if (st) release(&tmp);
-        else added++;
+        if (st)
+            release(&tmp);
+        else
+            added++;
     }
     return added ? CO_OK : restate(CO_ERR_UNSUPPORTED, "");
 }
@@ -765,9 +786,8 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     size_t size = 0;
     co_status st = co_glsl_compile(prog->name, prog->source, prog->defines, entry, &spirv, &size);
     if (!st) {
-        const VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                             .codeSize = size,
-                                             .pCode = spirv};
+        const VkShaderModuleCreateInfo mi = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = spirv};
         k->num_groups = reads_num_groups(spirv, size / 4);
         st = VK(CreateShaderModule, (d->dev, &mi, NULL, &k->module));
         if (st) {
@@ -807,10 +827,11 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
     memcpy(p->spec, spec, sizeof p->spec);
     VkDescriptorSetLayoutBinding bind[MAX_BINDINGS];
     for (unsigned i = 0; i < nbuf; i++)
-        bind[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                                 .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                                 .descriptorCount = 1,
-                                                 .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+        bind[i] =
+            (VkDescriptorSetLayoutBinding){.binding = i,
+                                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                           .descriptorCount = 1,
+                                           .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     const VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .bindingCount = nbuf,
@@ -823,8 +844,8 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
                                             .pushConstantRangeCount = npush ? 1 : 0,
                                             .pPushConstantRanges = &range};
     const VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
-    const VkSpecializationInfo si = {.mapEntryCount = 4, .pMapEntries = map,
-                                     .dataSize = sizeof p->spec, .pData = p->spec};
+    const VkSpecializationInfo si = {
+        .mapEntryCount = 4, .pMapEntries = map, .dataSize = sizeof p->spec, .pData = p->spec};
     const VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                      .descriptorCount = nbuf ? nbuf : 1};
     const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -847,11 +868,11 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
     }
     if (!st) st = VK(CreateDescriptorPool, (d->dev, &dpi, NULL, &p->dpool));
     if (!st) {
-        const VkDescriptorSetAllocateInfo ai = {
-            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-            .descriptorPool = p->dpool,
-            .descriptorSetCount = 1,
-            .pSetLayouts = &p->dsl};
+        const VkDescriptorSetAllocateInfo ai = {.sType =
+                                                    VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                                .descriptorPool = p->dpool,
+                                                .descriptorSetCount = 1,
+                                                .pSetLayouts = &p->dsl};
         st = VK(AllocateDescriptorSets, (d->dev, &ai, &p->set));
     }
     if (st) {
@@ -875,7 +896,8 @@ static co_status submit_timed(vk_device *d, bool stamps, double *ms) {
     if (!st && stamps)
         st = VK(GetQueryPoolResults, (d->dev, d->timestamps, 0, 2, sizeof t, t, sizeof t[0],
                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    if (!st) *ms = stamps ? (double)((t[1] - t[0]) & d->tick_mask) * d->ns_per_tick * 1e-6 : host_ms;
+    if (!st)
+        *ms = stamps ? (double)((t[1] - t[0]) & d->tick_mask) * d->ns_per_tick * 1e-6 : host_ms;
     return st;
 }
 
@@ -944,14 +966,17 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
             memcpy(&push[npush++], &a->v, 4); /* int32, uint32 and float alike */
         } else if (a->kind == CO_ARG_LOCAL) {
             if (local_arg)
-                return co_fail(CO_ERR_INVALID, "Vulkan: kernel '%s': a second local-memory "
-                               "argument (%zu)", k->entry, i);
+                return co_fail(CO_ERR_INVALID,
+                               "Vulkan: kernel '%s': a second local-memory "
+                               "argument (%zu)",
+                               k->entry, i);
             local_arg = true;
             spec[3] = a->v.u;
         } else {
             return co_fail(CO_ERR_UNSUPPORTED,
                            "Vulkan: kernel '%s': argument %zu is an image (this backend has "
-                           "none)", k->entry, i);
+                           "none)",
+                           k->entry, i);
         }
     }
     vk_pipe *p;
@@ -992,7 +1017,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                 vk.CmdDispatchBase(d->cmd, x, y, z, piece(groups[0], x, d->max_groups[0]),
                                    piece(groups[1], y, d->max_groups[1]),
                                    piece(groups[2], z, d->max_groups[2]));
-    if (stamps) vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    if (stamps)
+        vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
     double ms = 0;
     if ((st = submit_timed(d, stamps, &ms))) {
         char note[160];
@@ -1016,7 +1042,8 @@ co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes,
         vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d->timestamps, 0);
     }
     vk.CmdCopyBuffer(d->cmd, src->buffer, dst->buffer, 1, &region);
-    if (stamps) vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
+    if (stamps)
+        vk.CmdWriteTimestamp(d->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
     return submit_timed(d, stamps, ms);
 }
 
