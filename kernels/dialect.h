@@ -19,13 +19,9 @@
  *    access (.x .y .z .w); no vector arithmetic operators. The address must
  *    be 16-byte aligned (a float4 access on every compiler);
  *  - math: fma, fmin, fmax, sqrt, fabs, mad via fma;
- *  - -DCO_FP_STRICT where a kernel must round exactly as host C does;
- *  - cache hints: CO_LOAD_LAST(p) for a value read for the last time,
- *    CO_STORE_STREAM(p, v) for a result the kernel will not read again:
- *    evict-first in CUDA's L2 (ld.global.lu, st.global.cs), so they do not
- *    push data still to be read out of it; CO_LOAD_L2(p) for a value this
- *    SM reads once: cached in the L2, not the L1 (ld.global.cg); plain
- *    accesses elsewhere. */
+ *  - -DCO_FP_STRICT where a kernel must round exactly as host C does.
+ * (Cache hints, evict-first and L2-only loads, measured no faster on the
+ * H200 and were removed: docs/results/2026-12-01-cleanup.md.) */
 #ifndef CO_DIALECT_H
 #define CO_DIALECT_H
 
@@ -44,9 +40,6 @@
 #define CO_LOCAL_PTR __local
 #define CO_LOCAL_ARG(T, name) __local T *name
 #define CO_LOCAL_ARG_MEMORY(T, name) (void)name
-#define CO_LOAD_LAST(p) (*(p))
-#define CO_LOAD_L2(p) (*(p))
-#define CO_STORE_STREAM(p, v) (*(p) = (v))
 /* -DCO_FP_STRICT: no contraction of a*b+c into fma (OpenCL C allows it by
  * default), so the kernel rounds as host C compiled with -std=c11 does. The
  * CUDA backend passes --fmad=false for the same define. */
@@ -69,9 +62,6 @@
     extern __shared__ __align__(16) unsigned char co_dynamic_local_[];                    \
     T *const name = (T *)co_dynamic_local_;                                                \
     (void)name##_bytes_
-#define CO_LOAD_LAST(p) __ldlu(p)
-#define CO_LOAD_L2(p) __ldcg(p)
-#define CO_STORE_STREAM(p, v) __stcs((p), (v))
 #define __constant const
 #define __private
 #define restrict __restrict__
@@ -173,9 +163,6 @@ CO_ATOMICS_(uint)
 #define CO_RESTRICT restrict
 #define CO_INLINE static inline
 #define CO_LOCAL_PTR
-#define CO_LOAD_LAST(p) (*(p))
-#define CO_LOAD_L2(p) (*(p))
-#define CO_STORE_STREAM(p, v) (*(p) = (v))
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
