@@ -5,7 +5,7 @@
  * omp variants run the very same functions as host C (collider_host.h).
  *
  * Variants: c / omp (brute force O(N^2), one core / all cores), c-grid /
- * omp-grid (uniform-grid broad phase), and on OpenCL/CUDA devices `brute`
+ * omp-grid (uniform-grid broad phase), and on OpenCL/CUDA/Vulkan devices `brute`
  * (the seed's O(N^2) kernel, SPLIT work-items per ball) and `grid` (cell of
  * each ball with an atomic count, device scan, scatter of the ids, the balls
  * gathered in cell order so that neighbours are contiguous, 3 x 3 neighbour
@@ -808,13 +808,13 @@ static const co_variant variants[] = {
      .run = run_omp_grid},
     {.name = "brute",
      .summary = "seed 000's O(N^2) kernel, SPLIT work-items per ball",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(brute_params),
      .run = run_brute,
      .test_params = "WG=32 SPLIT=4;WG=128 SPLIT=8"},
     {.name = "grid",
      .summary = "grid: atomic count, scan, scatter, 3x3 neighbour cells",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(grid_params),
      .run = run_grid,
      .test_params = "WG=32"},
@@ -825,7 +825,7 @@ const co_workload co_workload_collider = {
     .summary = "2D balls colliding elastically in a box (seed 000's collider)",
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c-grid", "omp-grid", "grid", "grid"},
+    .defaults = {"c-grid", "omp-grid", "grid", "grid", "grid"},
     /* Seed 000's case (its box is not given: 800 x 600 assumed), and a
      * million balls at the same density of area, on GPUs; CPUs take a
      * quarter of the seed's case (its brute force ~0.5 s a run on one core;
