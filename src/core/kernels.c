@@ -182,8 +182,13 @@ char *co_kernel_source(const char *name) {
 }
 
 /* GLSL: the prelude holds #version and GL_GOOGLE_cpp_style_line_directive,
- * which lets the #line name the file. */
+ * which lets the #line name the file. A shader may #include "NAME.cl" too:
+ * a header of defines it shares with the OpenCL kernels. */
 char *co_shader_source(const char *name) {
-    return with_prelude(name, ".comp", co_embedded_shader_names, co_embedded_shader_sources,
-                        "prelude", ".glsl", co_embedded_shader_prelude);
+    char *src = with_prelude(name, ".comp", co_embedded_shader_names, co_embedded_shader_sources,
+                             "prelude", ".glsl", co_embedded_shader_prelude);
+    char file[NAME_LEN + 6];
+    snprintf(file, sizeof file, "%.*s.comp", NAME_LEN - 1, name);
+    return src ? with_includes(src, file, co_embedded_kernel_names, co_embedded_kernel_sources)
+               : NULL;
 }
