@@ -40,6 +40,20 @@ typedef struct ball {
     double x, y, vx, vy, r, m;
 } ball;
 
+/* One verified run of the collider with these options. */
+static co_status collide(co_context *ctx, size_t dev, const char *variant, const co_option *opts,
+                         size_t nopts, uint64_t seed, co_result *r) {
+    co_run_config cfg = {.workload = "collider",
+                         .variant = variant,
+                         .device = dev,
+                         .options = opts,
+                         .noptions = nopts,
+                         .reps = 1,
+                         .seed = seed,
+                         .verify = true};
+    return co_run(ctx, &cfg, r);
+}
+
 /* Run a scenario; the final state into b. Returns the number of balls. */
 static int run(co_context *ctx, size_t dev, const char *variant, const char *scenario,
                const char *steps, const char *dt, ball *b) {
@@ -47,18 +61,10 @@ static int run(co_context *ctx, size_t dev, const char *variant, const char *sce
     snprintf(path, sizeof path, "/tmp/test_collider_%d.csv", (int)getpid());
     const co_option opts[] = {
         {"scenario", scenario}, {"steps", steps}, {"dt", dt}, {"output", path}};
-    co_run_config cfg = {.workload = "collider",
-                         .variant = variant,
-                         .device = dev,
-                         .options = opts,
-                         .noptions = 4,
-                         .reps = 1,
-                         .seed = 3,
-                         .verify = true};
     co_result r;
     snprintf(what, sizeof what, "collider/%s on %s, scenario %s", variant,
              co_device_get(ctx, dev)->spec, scenario);
-    co_status st = co_run(ctx, &cfg, &r);
+    co_status st = collide(ctx, dev, variant, opts, 4, 3, &r);
     if (st) {
         failed++;
         printf("FAIL %s: %s\n", what, co_last_error());
@@ -97,18 +103,10 @@ static void flipped_contact(co_context *ctx, size_t dev, const char *v, uint64_t
                               {"height", "60"},
                               {"boundary", "periodic"},
                               {"steps", "10"}};
-    co_run_config cfg = {.workload = "collider",
-                         .variant = v,
-                         .device = dev,
-                         .options = opts,
-                         .noptions = 5,
-                         .reps = 1,
-                         .seed = seed,
-                         .verify = true};
     co_result r;
     snprintf(what, sizeof what, "collider/%s on %s, seed %llu (a contact flipped by rounding)", v,
              co_device_get(ctx, dev)->spec, (unsigned long long)seed);
-    const co_status st = co_run(ctx, &cfg, &r);
+    const co_status st = collide(ctx, dev, v, opts, 5, seed, &r);
     check(st == CO_OK && r.verified && r.error <= r.tolerance, "error %g, tolerance %g",
           st ? INFINITY : r.error, st ? 0 : r.tolerance);
 }
