@@ -92,8 +92,9 @@ static const char usage[] =
     "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
     "  --seed S          inputs are random from this seed, 0 to 2^64-1 (default 1)\n"
     "  --json | --csv    machine-readable output (docs/results-format.md)\n"
-    "  -o FILE           run, bench, peak: the JSON document to FILE, rewritten as each result\n"
-    "                    ends (an interrupted bench keeps its rows); the table still printed\n"
+    "  -o FILE           run, bench, peak, tune: the JSON document to FILE, rewritten as each\n"
+    "                    result ends (an interrupted bench keeps its rows); the table still\n"
+    "                    printed\n"
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
@@ -171,7 +172,7 @@ static bool parse_local(const char *s, size_t local[3]) {
 
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
-#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
+#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK | CMD_TUNE) /* these take -o FILE */
 #define CMD_WORK (CMD_RUN | CMD_BENCH)           /* these run workloads as they are */
 #define CMD_PROBLEM (CMD_WORK | CMD_TUNE)        /* these take a WORKLOAD and its options */
 static const struct command {
@@ -222,7 +223,8 @@ static const struct {
              "much lower ones (a busy machine) unless --force.\n"},
     {"tune",
      "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
-     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
+     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg]\n"
+     "       [--json] [-o FILE]\n"
      "       coalesce tune --list | --export FILE | --import FILE\n"
      "Search a variant's tunables and work-group within their ranges and the device's\n"
      "limits; every candidate is built, run and verified (one that fails is listed, never\n"
@@ -230,7 +232,10 @@ static const struct {
      "the default timed again beside it. Small spaces are searched whole, large ones\n"
      "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
      "to the tuning database (tune.json in the cache directory), which run and bench then\n"
-     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
+     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"
+     "  --json   one document (docs/results-format.md): a \"tune\" result per search with\n"
+     "           every candidate; with --list a \"tuned\" result per entry of the database\n"
+     "  -o FILE  the document to FILE, rewritten after each search (the tables still printed)\n"},
     {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
                 "Matches the results of two files (workload, variant, device, sizes) and prints\n"
                 "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
@@ -378,8 +383,8 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-o")) {
             if (!(cmd->bit & CMD_OUT))
-                return usage_error("%s does not take -o: only run, bench and peak write a result "
-                                   "file",
+                return usage_error("%s does not take -o: only run, bench, peak and tune write a "
+                                   "result file",
                                    cmd->name);
             if (i + 1 >= argc || !argv[i + 1][0])
                 return usage_error("-o needs a FILE (the JSON document)");
@@ -1091,6 +1096,7 @@ static int cmd_tune(co_context *ctx, cli *c) {
         .preset = c->preset,
         .export_file = c->export_file,
         .import_file = c->import_file,
+        .out = c->out,
         .line_on = line.on,
         .line_show = line_show,
         .line_clear = line_clear,

@@ -501,6 +501,111 @@ void results_csv_row(FILE *out, const co_context *ctx, const report_row *row) {
     csv_figure(out, row->anchor[0] ? row->vs_anchor : 0, true);
 }
 
+/* "m=500 n=500 border=clamp" as {"m": 500, "n": 500, "border": "clamp"}. */
+static cJSON *words_object(const char *text) {
+    cJSON *o = cJSON_CreateObject();
+    for (const char *p = text; *p;) {
+        p += strspn(p, " ");
+        const size_t len = strcspn(p, " "), eq = strcspn(p, "=");
+        if (len && eq < len) {
+            char name[64], value[192];
+            snprintf(name, sizeof name, "%.*s", (int)eq, p);
+            snprintf(value, sizeof value, "%.*s", (int)(len - eq - 1), p + eq + 1);
+            cJSON_AddItemToObject(o, name, size_value(value));
+        }
+        p += len;
+    }
+    return o;
+}
+
+/* A work-group [x, y, z], or null for zeros (the variant's choice; none on the host). */
+static void add_local(cJSON *o, const char *key, const size_t l[3]) {
+    if (!l[0]) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    const double v[3] = {(double)l[0], (double)l[1], (double)l[2]};
+    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 3));
+}
+
+static cJSON *tune_candidate(const co_tune_candidate *c, bool best) {
+    cJSON *o = cJSON_CreateObject(), *params = cJSON_AddObjectToObject(o, "params");
+    for (size_t i = 0; i < c->nparams; i++)
+        cJSON_AddNumberToObject(params, c->params[i].name, (double)c->params[i].value);
+    add_local(o, "local", c->local);
+    add_local(o, "used_local", c->used_local);
+    cJSON_AddStringToObject(o, "status", c->status == CO_OK && !c->verified
+                                             ? "verify"
+                                             : co_status_name(c->status));
+    add_text(o, "message", c->status == CO_OK ? "" : c->message);
+    cJSON_AddBoolToObject(o, "verified", c->verified);
+    add_figure(o, "median_ms", c->median_ms);
+    cJSON_AddBoolToObject(o, "default", c->is_default);
+    cJSON_AddBoolToObject(o, "best", best);
+    add_number(o, "elapsed_s", c->elapsed_ms / 1000);
+    return o;
+}
+
+cJSON *results_tune(const co_context *ctx, const co_tune_result *r, co_status st,
+                    const char *message) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", "tune");
+    cJSON_AddStringToObject(o, "workload", r->workload);
+    cJSON_AddStringToObject(o, "variant", r->variant);
+    cJSON *dev = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(dev, "spec", r->device);
+    add_text(dev, "name", r->device_name);
+    add_text(dev, "backend", results_backend(ctx, r->device));
+    cJSON_AddItemToObject(o, "sizes", words_object(r->sizes));
+    cJSON_AddStringToObject(o, "status", co_status_name(st));
+    add_text(o, "message", st == CO_OK ? "" : message);
+    if (!r->ncandidates) return o; /* the search never began: nothing measured */
+    cJSON_AddStringToObject(o, "size_class", r->size_class);
+    cJSON_AddStringToObject(o, "strategy", r->strategy);
+    add_figure(o, "budget_s", r->budget_ms / 1000);
+    add_figure(o, "elapsed_s", r->elapsed_ms / 1000);
+    cJSON_AddNumberToObject(o, "space", r->space);
+    cJSON_AddNumberToObject(o, "candidates_run", (double)r->ncandidates);
+    add_number(o, "covered", r->covered);
+    if (r->best >= 0)
+        cJSON_AddNumberToObject(o, "best", (double)r->best);
+    else
+        cJSON_AddNullToObject(o, "best");
+    add_figure(o, "best_ms", r->best_ms);
+    add_figure(o, "default_ms", r->default_ms);
+    add_figure(o, "speedup", r->best_ms > 0 ? r->default_ms / r->best_ms : 0);
+    cJSON_AddBoolToObject(o, "stored", r->stored);
+    add_text(o, "note", r->note);
+    cJSON *cands = cJSON_AddArrayToObject(o, "candidates");
+    for (size_t i = 0; i < r->ncandidates; i++)
+        cJSON_AddItemToArray(cands, tune_candidate(&r->candidates[i], (long)i == r->best));
+    return o;
+}
+
+cJSON *results_tuned(const co_tune_entry *e) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", "tuned");
+    cJSON_AddStringToObject(o, "workload", e->workload);
+    cJSON_AddStringToObject(o, "variant", e->variant);
+    cJSON *dev = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(dev, "backend", e->backend);
+    cJSON_AddStringToObject(dev, "name", e->device_name);
+    add_text(dev, "driver", e->driver);
+    cJSON_AddStringToObject(o, "size_class", e->size_class);
+    cJSON_AddItemToObject(o, "sizes", words_object(e->sizes));
+    cJSON_AddItemToObject(o, "params", words_object(e->params)); /* "TS=16 WPT=8" */
+    add_local(o, "local", e->local);
+    add_figure(o, "median_ms", e->median_ms);
+    add_figure(o, "default_ms", e->default_ms);
+    add_figure(o, "speedup", e->median_ms > 0 ? e->default_ms / e->median_ms : 0);
+    add_text(o, "strategy", e->strategy);
+    add_number(o, "covered", e->covered);
+    char date[40];
+    iso_date(date, sizeof date, e->tuned_at);
+    add_text(o, "tuned_at", date);
+    return o;
+}
+
 cJSON *results_devices_doc(const co_context *ctx) {
     size_t all[256], n = co_device_count(ctx);
     for (size_t i = 0; i < n && i < 256; i++) all[i] = i;
