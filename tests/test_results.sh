@@ -59,6 +59,11 @@ elif "$CO" il copy --device opencl:cpu --variant vec4 --n 1024 --json >"$tmp/il.
     valid "$tmp/il.json" && ok || no "il --json (PoCL)"
 fi
 
+# tune's database as a document (the searches' documents: test_tune.sh).
+"$CO" tune --list --json >"$tmp/tl.json" && valid "$tmp/tl.json" &&
+    py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="tune" and d["results"]==[] and d["database"]' "$tmp/tl.json" &&
+    ok || no "tune --list --json"
+
 # -o FILE: the table on stdout, the document in the file (no temp file left).
 "$CO" bench gemm --device c --set "size=8" --reps 1 -o "$tmp/o.json" >"$tmp/o.txt" 2>/dev/null &&
     grep -q "^gemm m=8 n=8 k=8" "$tmp/o.txt" && valid "$tmp/o.json" &&
@@ -129,7 +134,7 @@ echo '{"schema": 2, "results": []}' >"$tmp/s2.json"
 "$CO" compare "$tmp/bench.json" 2>"$tmp/err"; [ $? -eq 2 ] && grep -q "two result files" "$tmp/err" && ok || no "compare: one file"
 
 # Help: every command, both spellings; run --help is not "needs a value".
-for c in devices list run bench peak il compare report; do
+for c in devices list run bench peak il tune compare report; do
     "$CO" help $c >"$tmp/h1" 2>&1 && "$CO" $c --help >"$tmp/h2" 2>&1 && grep -q "usage: coalesce $c" "$tmp/h1" &&
         cmp -s "$tmp/h1" "$tmp/h2" && ok || no "help $c / $c --help: $(head -2 "$tmp/h2")"
 done

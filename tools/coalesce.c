@@ -172,9 +172,9 @@ static bool parse_local(const char *s, size_t local[3]) {
 
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
-#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK | CMD_TUNE) /* these take -o FILE */
-#define CMD_WORK (CMD_RUN | CMD_BENCH)           /* these run workloads as they are */
-#define CMD_PROBLEM (CMD_WORK | CMD_TUNE)        /* these take a WORKLOAD and its options */
+#define CMD_WORK (CMD_RUN | CMD_BENCH)    /* these run workloads as they are */
+#define CMD_PROBLEM (CMD_WORK | CMD_TUNE) /* these take a WORKLOAD and its options */
+#define CMD_OUT (CMD_PROBLEM | CMD_PEAK)  /* these take -o FILE */
 static const struct command {
     const char *name;
     unsigned bit;
@@ -242,10 +242,11 @@ static const struct {
                 "spread ((median - min) / median of each, at least --threshold, default 0.02).\n"
                 "Exit 0; 1 if a file cannot be read.\n"},
     {"report", "usage: coalesce report FILE.json... -o REPORT.html [--image PNG]...\n"
-               "One self-contained HTML page (no network) from result files (run, bench, peak):\n"
-               "per device a roofline, each workload's variant ladder with each step's speedup,\n"
-               "CPU-vs-GPU speedups, the box filter's time against radius, the anchors side by\n"
-               "side, and the pictures given with --image (PNG, embedded).\n"},
+               "One self-contained HTML page (no network) from result files (run, bench, peak,\n"
+               "tune): per device a roofline, each workload's variant ladder with each step's\n"
+               "speedup, CPU-vs-GPU speedups, the box filter's time against radius, the anchors\n"
+               "side by side, each tune search's landscape, and the pictures given with --image\n"
+               "(PNG, embedded).\n"},
 };
 
 int coalesce_help(const char *name) {

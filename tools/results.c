@@ -534,9 +534,8 @@ static cJSON *tune_candidate(const co_tune_candidate *c, bool best) {
         cJSON_AddNumberToObject(params, c->params[i].name, (double)c->params[i].value);
     add_local(o, "local", c->local);
     add_local(o, "used_local", c->used_local);
-    cJSON_AddStringToObject(o, "status", c->status == CO_OK && !c->verified
-                                             ? "verify"
-                                             : co_status_name(c->status));
+    cJSON_AddStringToObject(
+        o, "status", c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
     add_text(o, "message", c->status == CO_OK ? "" : c->message);
     cJSON_AddBoolToObject(o, "verified", c->verified);
     add_figure(o, "median_ms", c->median_ms);

@@ -162,8 +162,7 @@ static void text_result(FILE *out, const co_tune_result *r) {
         char params[256];
         params_text(best, params, sizeof params);
         if (r->best == 0)
-            fprintf(out, "  best: the default, %.4f ms: no candidate beat it\n",
-                    r->best_ms);
+            fprintf(out, "  best: the default, %.4f ms: no candidate beat it\n", r->best_ms);
         else
             fprintf(out, "  best: %s, %.4f ms against the default's %.4f ms side by side (%.2fx)\n",
                     params, r->best_ms, r->default_ms, r->default_ms / r->best_ms);
@@ -210,14 +209,13 @@ static int db_list(const tune_args *a) {
         char date[40];
         report_date(date, sizeof date, e[i].tuned_at);
         printf("  %s/%s on %s %s (driver %s), %s\n    %s", e[i].workload, e[i].variant,
-               e[i].backend, e[i].device_name, e[i].driver[0] ? e[i].driver : "-",
-               e[i].size_class, e[i].params[0] ? e[i].params : "(no tunables)");
+               e[i].backend, e[i].device_name, e[i].driver[0] ? e[i].driver : "-", e[i].size_class,
+               e[i].params[0] ? e[i].params : "(no tunables)");
         if (e[i].local[0])
             printf(" local=%zu%s%.0zu", e[i].local[0], e[i].local[1] ? "x" : "", e[i].local[1]);
-        printf(": %.4g ms, default %.4g ms (%.2fx); %s, %.3g%% of the space, %s\n",
-               e[i].median_ms, e[i].default_ms,
-               e[i].median_ms > 0 ? e[i].default_ms / e[i].median_ms : 0, e[i].strategy,
-               100 * e[i].covered, date);
+        printf(": %.4g ms, default %.4g ms (%.2fx); %s, %.3g%% of the space, %s\n", e[i].median_ms,
+               e[i].default_ms, e[i].median_ms > 0 ? e[i].default_ms / e[i].median_ms : 0,
+               e[i].strategy, 100 * e[i].covered, date);
     }
     co_tune_db_free(e);
     return exit_of(st);
@@ -361,7 +359,8 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
                 a->line_clear();
                 const bool skipped = st == CO_ERR_UNSUPPORTED && !r; /* not for this device */
                 if (st && st != CO_ERR_INTERRUPTED)
-                    fprintf(stderr, "coalesce: %s%s\n", skipped ? "skipped: " : "", co_last_error());
+                    fprintf(stderr, "coalesce: %s%s\n", skipped ? "skipped: " : "",
+                            co_last_error());
                 co_tune_result none = {.best = -1}; /* the search never began: who and why */
                 if (!r) {
                     snprintf(none.workload, sizeof none.workload, "%s", workload);
