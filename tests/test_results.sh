@@ -129,6 +129,27 @@ PY
     ok || no "compare --json"
 "$CO" compare "$tmp/bench.json" "$tmp/bench.json" --json | py 'import json,sys; assert all(r["change"]=="same" for r in json.load(sys.stdin)["results"])' &&
     ok || no "compare: a file with itself changes nothing"
+# The spread decides: 5% slower is "slower" between tight runs (spread 0, the 2%
+# threshold) and "same" between runs that spread 20% (min 0.8 of the median).
+python3 - "$tmp/bench.json" "$tmp/tight.json" "$tmp/tight5.json" "$tmp/loose5.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["times_ms"]["min"] = r["times_ms"]["median"]
+json.dump(d, open(sys.argv[2], "w"))
+t, l = copy.deepcopy(d), copy.deepcopy(d)
+for r in t["results"]:
+    r["times_ms"]["median"] *= 1.05; r["times_ms"]["min"] = r["times_ms"]["median"]
+for r in l["results"]:
+    r["times_ms"]["median"] *= 1.05; r["times_ms"]["min"] = 0.8 * r["times_ms"]["median"]
+json.dump(t, open(sys.argv[3], "w")); json.dump(l, open(sys.argv[4], "w"))
+PY
+"$CO" compare "$tmp/tight.json" "$tmp/tight5.json" --json | py 'import json,sys; assert {r["change"] for r in json.load(sys.stdin)["results"]} == {"slower"}' &&
+    "$CO" compare "$tmp/tight.json" "$tmp/loose5.json" --json | py '
+import json, sys
+rs = json.load(sys.stdin)["results"]
+assert {r["change"] for r in rs} == {"same"} and all(abs(r["threshold"] - 0.2) < 1e-9 for r in rs), rs' &&
+    ok || no "compare: a change flagged only beyond the runs' spread"
 echo '{"schema": 2, "results": []}' >"$tmp/s2.json"
 "$CO" compare "$tmp/bench.json" "$tmp/s2.json" 2>"$tmp/err"; [ $? -eq 1 ] && grep -q "schema 2" "$tmp/err" && ok || no "compare: another schema"
 "$CO" compare "$tmp/bench.json" 2>"$tmp/err"; [ $? -eq 2 ] && grep -q "two result files" "$tmp/err" && ok || no "compare: one file"

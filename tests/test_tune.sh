@@ -112,6 +112,19 @@ assert e["workload"] == "gemm" and e["variant"] == "tiled" and e["params"] == be
 assert e["backend"] == "opencl" and e["driver"] and e["tuned_at"] > 0, e
 PY
 
+# A shorter search again: the database's choice is a candidate right after the
+# default, so it is never lost to a search that had no time to find it.
+"$CO" tune gemm --device opencl --variant tiled --size 48 --budget 1 --json >"$tmp/t1b.json" 2>"$tmp/t1b.err" &&
+    python3 - "$tmp/t1.json" "$tmp/t1b.json" <<'PY' && ok || no "the database's choice as candidate 1: $(cat "$tmp/t1b.json" "$tmp/t1b.err")"
+import json, sys
+[a], [b] = (json.load(open(p))["results"] for p in sys.argv[1:])
+chosen = a["candidates"][a["best"]]
+if not chosen["default"]:
+    # (after the work-group probe tiled refuses: its group follows from TS)
+    after = [c for c in b["candidates"][1:] if c["local"] is None]
+    assert after[0]["params"] == chosen["params"], (chosen, b["candidates"][:3])
+PY
+
 # run uses the tuned values and says so; --untuned the defaults.
 "$CO" run gemm --device opencl --variant tiled --size 48 --json >"$tmp/r1.json" 2>/dev/null &&
     "$CO" run gemm --device opencl --variant tiled --size 48 --untuned --json >"$tmp/r2.json" 2>/dev/null &&
@@ -167,12 +180,15 @@ t0=$(date +%s)
 "$CO" tune gemm --device opencl --variant wpt --size 256 --budget 4 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
 rc=$?
 t1=$(date +%s)
-[ $rc -eq 0 ] && [ $((t1 - t0)) -le 20 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
+[ $rc -eq 0 ] && [ $((t1 - t0)) -le 40 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
 assert r["variant"] == "wpt" and r["strategy"] == "anneal", r
 assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["candidates_run"] >= 2, r
-assert r["elapsed_s"] <= 9, r  # a compile past the budget at most
+# No candidate starts past the budget (one may end past it: a compile cannot be
+# cut short, and a loaded machine compiles slowly).
+c = r["candidates"]
+assert len(c) < 2 or c[-2]["elapsed_s"] <= 4, [x["elapsed_s"] for x in c]
 assert r["candidates"][0]["default"] and r["best"] >= 0, r
 PY
 "$CO" tune gemm --device opencl --variant wpt --size 64 --budget 2 --strategy random >"$tmp/t5.txt" 2>&1 &&
@@ -193,10 +209,14 @@ assert a["results"] == b["results"] and a["database"] != b["database"], (a, b)
 PY
 "$CO" tune --list >"$tmp/l.txt" 2>&1 && grep -q "gemm/tiled on opencl" "$tmp/l.txt" && ok || no "tune --list: $(cat "$tmp/l.txt")"
 
-# Two processes tuning at once: both entries land.
-"$CO" tune gemm --device opencl --variant tiled --size 24 --budget 10 >"$tmp/p1.out" 2>&1 &
+# Two processes tuning at once, four problems each (a database update after
+# each search, so that theirs interleave): all eight entries land.
+sets='--set size=20 --set size=24 --set size=28 --set size=32'
+# shellcheck disable=SC2086
+"$CO" tune gemm --device opencl --variant tiled $sets --budget 2 >"$tmp/p1.out" 2>&1 &
 p1=$!
-"$CO" tune gemm --device opencl --variant wpt --size 24 --budget 10 >"$tmp/p2.out" 2>&1
+# shellcheck disable=SC2086
+"$CO" tune gemm --device opencl --variant wpt $sets --budget 2 >"$tmp/p2.out" 2>&1
 r2=$?
 wait $p1
 r1=$?
@@ -204,7 +224,8 @@ r1=$?
 import json, sys
 e = json.load(open(sys.argv[1]))["entries"]
 keys = {(x["variant"], x["size_class"]) for x in e}
-assert ("tiled", "k=24 m=24 n=24") in keys and ("wpt", "k=24 m=24 n=24") in keys, keys
+want = {(v, f"k={n} m={n} n={n}") for v in ("tiled", "wpt") for n in (20, 24, 28, 32)}
+assert want <= keys, want - keys
 PY
 
 # A corrupt database: warned about in one line, read as empty, rebuilt by the next tune.

@@ -297,17 +297,26 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
     return o;
 }
 
+/* A work-group [x, y, z], or null for zeros (the variant's choice; none on the host). */
+static void add_local(cJSON *o, const char *key, const size_t l[3]) {
+    if (!l[0]) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    const double v[3] = {(double)l[0], (double)l[1], (double)l[2]};
+    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 3));
+}
+
 cJSON *results_device(const co_device_info *d) {
     cJSON *o = device_brief(d);
     cJSON_AddStringToObject(o, "kind", "device");
     cJSON_AddNumberToObject(o, "compute_units", d->compute_units);
     add_figure(o, "clock_mhz", d->clock_mhz);
-    cJSON_AddNumberToObject(o, "max_work_group_size", (double)d->max_work_group_size);
-    const double wi[3] = {(double)d->max_work_item_sizes[0], (double)d->max_work_item_sizes[1],
-                          (double)d->max_work_item_sizes[2]};
-    cJSON_AddItemToObject(o, "max_work_item_sizes", cJSON_CreateDoubleArray(wi, 3));
-    cJSON_AddNumberToObject(o, "local_mem_bytes", (double)d->local_mem_bytes);
-    cJSON_AddNumberToObject(o, "local_mem_arg_bytes", (double)d->local_mem_arg_bytes);
+    /* Work-groups and local memory: null on the host devices, which have none. */
+    add_figure(o, "max_work_group_size", (double)d->max_work_group_size);
+    add_local(o, "max_work_item_sizes", d->max_work_item_sizes);
+    add_figure(o, "local_mem_bytes", (double)d->local_mem_bytes);
+    add_figure(o, "local_mem_arg_bytes", (double)d->local_mem_arg_bytes);
     add_figure(o, "cache_bytes", (double)d->cache_bytes);
     cJSON_AddNumberToObject(o, "global_mem_bytes", (double)d->global_mem_bytes);
     cJSON_AddNumberToObject(o, "max_alloc_bytes", (double)d->max_alloc_bytes);
@@ -516,16 +525,6 @@ static cJSON *words_object(const char *text) {
         p += len;
     }
     return o;
-}
-
-/* A work-group [x, y, z], or null for zeros (the variant's choice; none on the host). */
-static void add_local(cJSON *o, const char *key, const size_t l[3]) {
-    if (!l[0]) {
-        cJSON_AddNullToObject(o, key);
-        return;
-    }
-    const double v[3] = {(double)l[0], (double)l[1], (double)l[2]};
-    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 3));
 }
 
 static cJSON *tune_candidate(const co_tune_candidate *c, bool best) {

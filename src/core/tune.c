@@ -12,7 +12,10 @@
  * "the variant's choice" (zeros), the default.
  *
  * All candidates run on one prepared problem (co_session: inputs and the
- * reference made once), so a candidate costs its own runs only. */
+ * reference made once), so a candidate costs its own runs only. The default
+ * runs first, then the database's earlier choice for the same key (so that a
+ * short search never replaces a better one found by a longer), then the
+ * search; the winner must beat the default timed again beside it. */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -303,7 +306,7 @@ typedef struct tuner {
     double longest;       /* the longest candidate so far (a compile cannot be cut short) */
     const char *stop_why; /* why the running candidate was stopped */
     bool user_stop;
-    bool retiming;  /* the side-by-side runs at the end: never cut short */
+    bool retiming;  /* the side-by-side runs, the database's choice: never cut short */
     size_t outside; /* candidates run that are not in the final space (the probe) */
     /* candidates run, by hash of coordinates: open addressing */
     uint64_t *seen;
@@ -637,6 +640,39 @@ static void probe_shape(tuner *t) {
     }
 }
 
+/* The database's choice for this device, workload, variant and size class,
+ * where there is one and it lies in the space: a candidate right after the
+ * default, so that a shorter search than the one that found it never
+ * replaces it with something slower. */
+static void run_previous(tuner *t) {
+    long prev[CO_MAX_PARAMS];
+    bool have[CO_MAX_PARAMS];
+    size_t local[3];
+    const co_problem *p = co_session_problem(t->session);
+    if (!co_tune_lookup(co_session_device(t->session), p->wl, t->var, p, prev, have, local)) return;
+    size_t c[CO_MAX_PARAMS + 1];
+    memcpy(c, t->def, sizeof c);
+    for (size_t a = 0; a < t->naxes; a++) {
+        const axis *x = &t->axes[a];
+        size_t k = 0;
+        if (x->param >= 0) {
+            if (!have[x->param]) continue;
+            while (k < x->n && x->values[k] != prev[x->param]) k++;
+        } else {
+            while (k < x->n &&
+                   (x->shapes[k][0] != local[0] ||
+                    (x->shapes[k][1] ? x->shapes[k][1] : 1) != (local[1] ? local[1] : 1)))
+                k++;
+        }
+        if (k == x->n) return; /* outside the space searched now */
+        c[a] = k;
+    }
+    t->retiming = true; /* whatever the budget: it is what a shorter search must beat */
+    const bool ran = run_candidate(t, c);
+    t->retiming = false;
+    if (ran) report(t);
+}
+
 /* The best and the default timed again, in turns: the figures the choice
  * is made on. */
 static void side_by_side(tuner *t) {
@@ -818,6 +854,8 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     if (!report(&t)) goto finish;
     add_shape_axis(&t);
     probe_shape(&t);
+    if (t.user_stop) goto finish;
+    run_previous(&t);
     if (t.user_stop) goto finish;
     t.space = space_size(&t);
     /* What fits the budget at the default's pace (less the re-time at the end). */
