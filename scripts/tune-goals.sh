@@ -13,9 +13,11 @@
 # searches are one `coalesce tune -o` document, $OUT/tune-WORKLOAD.json (its
 # text tables beside it, .txt); `coalesce report $OUT/tune-*.json` draws their
 # landscapes. Exit 0 when every search ran and every tuned time is at most
-# its default's, 1 otherwise.
+# its default's, 1 otherwise. Interrupted (Ctrl-C, or `timeout -s INT S` to
+# hold it to S seconds), it prints the table of the searches that finished and
+# exits 130.
 #
-# Environment: COALESCE (default build/coalesce), OUT (default
+# Environment: COALESCE (default the checkout's build/coalesce), OUT (default
 # tune-goals-DEVICE), WORKLOADS (default: all, space-separated), EXCLUDE
 # (workload/variant pairs to leave out, space-separated: "collider/brute"),
 # TUNE_ARGS (more options for tune: "--reps 3"). The tuning database is the
@@ -23,7 +25,7 @@
 set -u
 DEVICE=${1:?usage: scripts/tune-goals.sh DEVICE [BUDGET]}
 BUDGET=${2:-10}
-CO=${COALESCE:-build/coalesce}
+CO=${COALESCE:-$(dirname "$0")/../build/coalesce}
 OUT=${OUT:-tune-goals-$(echo "$DEVICE" | tr ':,' '--')}
 EXCLUDE=${EXCLUDE:-}
 TUNE_ARGS=${TUNE_ARGS:-}
@@ -39,7 +41,10 @@ list=$("$CO" list) || exit 2
 workloads=${WORKLOADS:-$(echo "$list" | sed -n 's/^\([a-z0-9_-]*\): .*/\1/p')}
 t0=$(date +%s)
 status=0
+stop=
+trap 'stop=1' INT TERM # tune stops too (one process group): the table of what finished
 for w in $workloads; do
+    [ -z "$stop" ] || break
     variants=$(echo "$list" | awk -v w="$w" '
         /^[a-z0-9_-]+: / { inw = ($1 == w ":"); next }
         inw && /^  variants:/ { inv = 1; next }
@@ -59,10 +64,11 @@ for w in $workloads; do
     grep -v "^coalesce: skipped: " "$OUT/tune-$w.err" >&2 # the variants not for DEVICE: in the table
     case $rc in
     0 | 3) ;; # 3: some variant does not run here
-    130) echo "tune-goals: interrupted" >&2; exit 130 ;;
+    130) stop=1 ;;
     *) status=1 ;;
     esac
 done
-echo "tuned in $(($(date +%s) - t0)) s"
+echo "tuned in $(($(date +%s) - t0)) s${stop:+ (interrupted)}"
 python3 "$HERE/tune-goals.py" "$DEVICE" "$OUT"/tune-*.json || status=1
+[ -z "$stop" ] || exit 130
 exit $status
