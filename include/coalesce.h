@@ -492,6 +492,10 @@ CO_API co_status co_tune_db_import(const char *file, size_t *count);
 
 /* ---- direct calls on caller data -------------------------------------- */
 
+/* Every call below runs its variant with the tuning database's values for
+ * the device, variant and size class where it has some (coalesce tune),
+ * else the variant's defaults. */
+
 /* C = A * B, row-major float32: A is m x k, B is k x n, C is m x n.
  * variant NULL picks the device's default. Host pointers in and out.
  * CO_ERR_INVALID for a NULL ctx or matrix, m, n or k of 0, or sizes whose

@@ -133,7 +133,7 @@ void report_human(FILE *out, const report_row *row) {
             r->median_ms, r->total_ms, r->reps, r->min_ms);
     if (r->flops > 0) fprintf(out, "  %.2f GFLOP/s", r->gflops);
     if (r->bytes > 0) fprintf(out, "  %.2f GB/s", r->gbps);
-    fputc('\n', out);
+    if (r->flops > 0 || r->bytes > 0) fputc('\n', out);
     for (size_t i = 0; i < r->nrates; i++)
         fprintf(out, "  %.4g %s/s (%.4g with transfers)\n", r->rates[i].per_s, r->rates[i].unit,
                 r->rates[i].per_s_total);

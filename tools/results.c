@@ -273,10 +273,11 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
                 {"d2h_pinned_gbps", p->d2h_pinned_gbps}};
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
         add_figure(o, figs[i].name, figs[i].value);
-    /* Spreads of 0 are real (a figure that repeated exactly): numbers. */
-    add_number(o, "fma32_spread", p->fma32_spread);
-    add_number(o, "fma64_spread", p->fma64_spread);
-    add_number(o, "launch_spread", p->launch_spread);
+    /* Spreads of 0 are real (a figure that repeated exactly): numbers, null
+     * where their figure is (the host has no launch). */
+    add_number(o, "fma32_spread", p->fma32_gflops > 0 ? p->fma32_spread : NAN);
+    add_number(o, "fma64_spread", p->fma64_gflops > 0 ? p->fma64_spread : NAN);
+    add_number(o, "launch_spread", p->launch_us > 0 ? p->launch_spread : NAN);
     cJSON *levels = cJSON_AddArrayToObject(o, "levels");
     for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
         const co_peak_level *l = &p->levels[i];
@@ -287,9 +288,9 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
         add_figure(e, "copy_gbps", l->copy_gbps);
         add_figure(e, "read_gbps", l->read_gbps);
         add_figure(e, "write_gbps", l->write_gbps);
-        add_number(e, "copy_spread", l->copy_spread);
-        add_number(e, "read_spread", l->read_spread);
-        add_number(e, "write_spread", l->write_spread);
+        add_number(e, "copy_spread", l->copy_gbps > 0 ? l->copy_spread : NAN);
+        add_number(e, "read_spread", l->read_gbps > 0 ? l->read_spread : NAN);
+        add_number(e, "write_spread", l->write_gbps > 0 ? l->write_spread : NAN);
         cJSON_AddItemToArray(levels, e);
     }
     add_figure(o, "buffer_bytes", p->buffer_bytes);

@@ -289,6 +289,7 @@ static co_status call_begin(call *c, const char *fn, co_context *ctx, api_state 
     c->job.prob = &c->p;
     c->inited = true;
     st = c->wl->init(&c->p, opts, nopts);
+    if (!st) co_job_use_tuned(&c->job, c->wl, &c->p, &cfg); /* coalesce tune's, where kept */
     if (!st) st = co_problem_check_memory(&c->p, c->dev, a->check);
     return st;
 }
