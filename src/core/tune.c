@@ -621,6 +621,7 @@ static void add_shape_axis(tuner *t) {
  * with CO_ERR_INVALID, the axis is dropped. */
 static void probe_shape(tuner *t) {
     if (t->shape_axis < 0 || co_opt(t->cfg->values, t->cfg->nvalues, "local")) return;
+    if (co_now_ms() > t->deadline) return; /* the default took the budget: no search, no probe */
     const size_t *used = t->r->candidates[0].used_local;
     axis *a = &t->axes[t->shape_axis];
     size_t c[CO_MAX_PARAMS + 1];
