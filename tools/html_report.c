@@ -172,16 +172,10 @@ static double px_y(axis a, double v) {
     return H - B - (H - T - B) * (log10(v) - a.lo) / (a.hi - a.lo);
 }
 
-static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
+/* The plot's frame and y's decades (a log axis). */
+static void svg_frame(FILE *o, axis y) {
     fprintf(o, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#888'/>\n", L, T,
             W - L - R, H - T - B);
-    for (double e = x.lo; e <= x.hi; e++) {
-        const double p = px_x(x, pow(10, e));
-        fprintf(o,
-                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
-                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n",
-                p, T, p, H - B, p, H - B + 16, pow(10, e));
-    }
     for (double e = y.lo; e <= y.hi; e++) {
         const double p = px_y(y, pow(10, e));
         fprintf(o,
@@ -189,12 +183,28 @@ static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
                 "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n",
                 L, p, W - R, p, L - 4, p + 4, pow(10, e));
     }
+}
+
+static void svg_labels(FILE *o, const char *xl, const char *yl) {
     fprintf(o, "<text x='%d' y='%d' text-anchor='middle'>", (L + W - R) / 2, H - 8);
     esc(o, xl);
     fprintf(o, "</text><text x='14' y='%d' transform='rotate(-90 14 %d)' text-anchor='middle'>",
             (T + H - B) / 2, (T + H - B) / 2);
     esc(o, yl);
     fputs("</text>\n", o);
+}
+
+/* Both axes log10, with their decades. */
+static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
+    svg_frame(o, y);
+    for (double e = x.lo; e <= x.hi; e++) {
+        const double p = px_x(x, pow(10, e));
+        fprintf(o,
+                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
+                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n",
+                p, T, p, H - B, p, H - B + 16, pow(10, e));
+    }
+    svg_labels(o, xl, yl);
 }
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -563,29 +573,16 @@ static void landscape(FILE *o, const cJSON *t, size_t index) {
             results_num(t, "default_ms"));
     if (!ok) t_lo = 1, t_hi = 10;
     const axis y = log_axis(t_lo, t_hi * 1.01);
-    /* the frame, the time's decades, x's ticks (at most ~12) */
-    fprintf(o, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#888'/>\n", L, T,
-            W - L - R, H - T - B);
-    for (double e = y.lo; e <= y.hi; e++) {
-        const double p = px_y(y, pow(10, e));
-        fprintf(o,
-                "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/><text x='%d' y='%.1f' "
-                "text-anchor='end'>%g</text>\n",
-                L, p, W - R, p, L - 4, p + 4, pow(10, e));
-    }
+    svg_frame(o, y); /* and x's ticks, at most ~12 */
     const double step = xa.log ? 2 : fmax(1, ceil((x_hi - x_lo) / 12));
     for (double v = xa.log ? exp2(ceil(log2(x_lo))) : ceil(x_lo); v <= x_hi;
          v = xa.log ? v * step : v + step)
         fprintf(o, "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n", xpx(xa, v), H - B + 16,
                 v);
-    fprintf(o,
-            "<text x='%d' y='%d' text-anchor='middle'>%s</text><text x='14' y='%d' "
-            "transform='rotate(-90 14 %d)' text-anchor='middle'>median ms (failed: x at the "
-            "top)</text>\n",
-            (L + W - R) / 2, H - 8,
-            key ? (strcmp(key, "local") ? key : "work-group size (work-items)")
-                : "candidate, in the order run",
-            (T + H - B) / 2, (T + H - B) / 2);
+    svg_labels(o,
+               key ? (strcmp(key, "local") ? key : "work-group size (work-items)")
+                   : "candidate, in the order run",
+               "median ms (failed: x at the top)");
     const double def_ms = results_num(cJSON_GetArrayItem(cands, 0), "median_ms");
     if (def_ms > 0)
         fprintf(o,
