@@ -30,10 +30,14 @@ no() { echo "FAIL $*"; fail=1; }
 # over PoCL's work-group limit) and a sampled wpt search (against the order run).
 tunes=
 if "$CO" devices 2>/dev/null | grep -q "^opencl:0"; then
-    "$CO" tune --preset thesis --device opencl --size 32 --budget 20 -o "$tmp/tune1.json" >/dev/null 2>&1 || no "tune thesis"
+    "$CO" tune --preset thesis --device opencl --size 32 --budget 120 -o "$tmp/tune1.json" >/dev/null 2>&1 || no "tune thesis"
     "$CO" tune gemm --device opencl --variant wpt --size 64 --budget 3 --strategy random -o "$tmp/tune2.json" \
         >/dev/null 2>&1 || no "tune wpt"
     tunes="$tmp/tune1.json $tmp/tune2.json"
+    for f in $tunes; do
+        python3 -c 'import json,sys; [r] = json.load(open(sys.argv[1]))["results"]; assert r["candidates"]' "$f" ||
+            no "$f has no search: $(cat "$f")"
+    done
 else
     echo "no OpenCL device: the tuning landscapes are not drawn"
 fi
