@@ -459,13 +459,6 @@ static co_status call_end(call *c, co_status st) {
 
 static co_status helper_launch(call *c, const char *entry, size_t gx, size_t gy, size_t nargs,
                                const co_arg *args) {
-    /* kernels/api.cl has no GLSL twin yet. */
-    if (co_device_on(c->dev) == CO_ON_VULKAN)
-        return co_fail(CO_ERR_UNSUPPORTED,
-                       "the library's strided rows, packing and alpha/beta "
-                       "(%s) do not run on Vulkan devices yet (%s): pass packed row-major data, "
-                       "or use an OpenCL, CUDA or host device",
-                       entry, c->dev->info.spec);
     co_job job = {.dev = c->dev, .var = c->job.var};
     co_kernel *k;
     const size_t g[3] = {gx, gy, 1}, l[3] = {16, 16, 1};
