@@ -790,6 +790,15 @@ typedef struct co_rt_scene {
  * 50 degrees, ambient 0.12, specular 0.5, plane at y = 0 with cells of 2
  * reflecting 0.2, depth 4; no spheres, no lights. CO_ERR_INVALID for NULL. */
 CO_API co_status co_rt_scene_default(co_rt_scene *scene);
+/* The workload's seeded scene, the one `coalesce run raytrace --spheres
+ * NSPHERES --lights NLIGHTS --seed SEED` renders (spheres orbiting and
+ * bouncing over the plane, lights in an arc above): co_rt_scene_default's
+ * camera and shading, with spheres and lights (the caller's arrays, of
+ * nspheres and nlights elements) filled from seed. CO_ERR_INVALID: NULL
+ * scene or lights, spheres NULL with nspheres > 0, nspheres over 4096,
+ * nlights outside 1..8. */
+CO_API co_status co_rt_scene_random(co_rt_scene *scene, co_rt_sphere *spheres, size_t nspheres,
+                                    co_rt_light *lights, size_t nlights, uint64_t seed);
 
 typedef struct co_raytracer co_raytracer;
 /* A tracer of `scene` (copied: the caller's arrays may go afterwards), in
@@ -804,6 +813,32 @@ CO_API co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t heig
                                      co_mem image, size_t stride);
 /* NULL is a no-op. */
 CO_API void co_raytracer_destroy(co_raytracer *rt);
+
+/* ---- images in and out: PNG (stb, compiled into the library privately) ---- */
+
+/* An 8-bit image: `channels` (1 gray, 2 gray + alpha, 3 RGB, 4 RGBA)
+ * interleaved, rows packed (width x channels bytes apart), top row first. */
+typedef struct co_image {
+    int width, height, channels;
+    unsigned char *pixels; /* the library's: co_image_free */
+} co_image;
+
+/* Read an image file (PNG; also JPEG, BMP, TGA, PNM, GIF's first frame:
+ * what stb_image reads) converted to `channels` (1..4: gray is the
+ * luminance, a missing alpha is opaque). *out is zeroed first and freed
+ * with co_image_free. CO_ERR_INVALID: NULL path or out, channels outside
+ * 1..4; CO_ERR_IO: the file cannot be opened or decoded (the reason in
+ * co_last_error). */
+CO_API co_status co_image_load(const char *path, int channels, co_image *out);
+/* Write width x height pixels of `channels` (1..4, rows packed) as a PNG
+ * file. CO_ERR_INVALID: NULL path or pixels, a size under 1, channels
+ * outside 1..4, width x channels over 2^31-1; CO_ERR_IO: the file cannot
+ * be written. */
+CO_API co_status co_image_save_png(const char *path, int width, int height, int channels,
+                                   const unsigned char *pixels);
+/* Free an image's pixels and zero it; NULL, or an image already freed,
+ * is a no-op. */
+CO_API void co_image_free(co_image *img);
 
 #ifdef __cplusplus
 }

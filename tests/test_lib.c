@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coalesce.h"
 
@@ -390,6 +391,45 @@ static void test_raytracer(co_context *ctx, size_t dev, const char *spec, size_t
     co_raytracer_destroy(ref);
 }
 
+/* co_rt_scene_random is the workload's seeded scene: the library's frame of
+ * it is the CLI's (`coalesce run raytrace --seed S --output F.png`), both on
+ * the host tracer. */
+static void test_rt_random(co_context *ctx, size_t host_dev) {
+    enum { W = 96, H = 64, NS = 40, NL = 3 };
+    co_rt_scene s;
+    co_rt_sphere sp[NS];
+    co_rt_light li[NL];
+    unsigned char img[4 * W * H];
+    co_raytracer *rt = NULL;
+    co_status st = co_rt_scene_random(&s, sp, NS, li, NL, 11);
+    if (!st) st = co_raytracer_create(ctx, host_dev, "c", &s, &rt);
+    if (!st) st = co_raytracer_render(rt, W, H, 0.5, co_mem_host(img), 4 * W);
+    co_raytracer_destroy(rt);
+    char path[] = "/tmp/coalesce-test-lib-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    const co_option opts[] = {{"width", "96"}, {"height", "64"}, {"spheres", "40"},
+                              {"lights", "3"}, {"time", "0.5"},  {"output", path}};
+    co_run_config cfg = {.workload = "raytrace",
+                         .variant = "c",
+                         .device = host_dev,
+                         .options = opts,
+                         .noptions = 6,
+                         .reps = 1,
+                         .seed = 11};
+    co_result r;
+    co_image cli = {0};
+    if (!st) st = fd >= 0 ? co_run(ctx, &cfg, &r) : CO_ERR_IO;
+    if (!st) st = co_image_load(path, 4, &cli);
+    remove(path);
+    size_t off = 0;
+    for (size_t i = 0; !st && i < W * H; i++)
+        for (int c = 0; c < 4; c++) off += cli.pixels[4 * i + c] != img[4 * i + c];
+    check(st == CO_OK && off == 0 && s.nspheres == NS && sp[NS - 1].radius > 0,
+          "co_rt_scene_random: the library's frame is the CLI's (%zu bytes differ)", off);
+    co_image_free(&cli);
+}
+
 /* ---- a workload no variant of which runs on a device ---- */
 
 /* Whether the workload runs on the device; if not (Vulkan, until its shader
@@ -643,6 +683,13 @@ static void test_bad(co_context *ctx, size_t ndev, const size_t *host, size_t nh
     co_rt_scene_default(&s);
     co_raytracer *rt = NULL;
     BAD(co_raytracer_create(ctx, 0, NULL, &s, &rt), "nlights");
+    co_rt_sphere rs[2];
+    co_rt_light rl[9];
+    BAD(co_rt_scene_random(NULL, rs, 2, rl, 1, 1), "scene");
+    BAD(co_rt_scene_random(&s, NULL, 2, rl, 1, 1), "spheres");
+    BAD(co_rt_scene_random(&s, rs, 5000, rl, 1, 1), "4096");
+    BAD(co_rt_scene_random(&s, rs, 2, rl, 9, 1), "nlights");
+    BAD(co_rt_scene_random(&s, rs, 2, NULL, 1, 1), "lights");
     co_rt_light li = {{0, 10, 0}, {1, 1, 1}};
     s.lights = &li, s.nlights = 1, s.fov_deg = 0;
     BAD(co_raytracer_create(ctx, 0, NULL, &s, &rt), "fov");
@@ -772,6 +819,7 @@ int main(int argc, char **argv) {
         test_pipeline(ctx, d, spec);
         test_threads(ctx, d, spec);
     }
+    if (!only) test_rt_random(ctx, host[0]);
     test_bad(ctx, ndev, host, nhost, gpu, ngpu);
     co_context_destroy(ctx);
     printf("%d passed, %d failed\n", passed, failed);

@@ -1107,6 +1107,49 @@ co_status co_rt_scene_default(co_rt_scene *s) {
     return CO_OK;
 }
 
+co_status co_rt_scene_random(co_rt_scene *scene, co_rt_sphere *spheres, size_t nspheres,
+                             co_rt_light *lights, size_t nlights, uint64_t seed) {
+    static const char *const fn = "co_rt_scene_random";
+    ARG(!scene, "%s: scene is NULL", fn);
+    ARG(nspheres > 4096, "%s: %zu spheres, at most 4096", fn, nspheres);
+    ARG(nspheres && !spheres, "%s: spheres is NULL with nspheres = %zu", fn, nspheres);
+    ARG(nlights < 1 || nlights > RT_MAX_LIGHTS, "%s: nlights = %zu (1 to %d)", fn, nlights,
+        RT_MAX_LIGHTS);
+    ARG(!lights, "%s: lights is NULL", fn);
+    co_rt_scene_default(scene);
+    /* The workload's own generator: its scene words of a 1 x 1 frame (the
+     * reference fill makes is one pixel), read back into the structs. */
+    char ns[32], nl[32];
+    fmt_size(ns, sizeof ns, nspheres), fmt_size(nl, sizeof nl, nlights);
+    const co_option o[] = {{"width", "1"}, {"height", "1"},        {"spheres", ns},
+                           {"lights", nl}, {"precision", "float"}, {"depth", "0"}};
+    const co_workload *wl = co_workload_find("raytrace");
+    co_problem p = {.wl = wl};
+    co_status st = wl->init(&p, o, sizeof o / sizeof o[0]);
+    if (!st) st = co_problem_alloc(&p);
+    if (!st) {
+        wl->fill(&p, seed);
+        const float *w = p.arrays[0].host;
+        for (size_t l = 0; l < nlights; l++)
+            for (int i = 0; i < 3; i++) {
+                lights[l].position[i] = w[RT_HEADER + RT_LW * l + i];
+                lights[l].color[i] = w[RT_HEADER + RT_LW * l + 3 + i];
+            }
+        for (size_t k = 0; k < nspheres; k++) {
+            const float *b = w + RT_SPHERES + RT_SW * k;
+            co_rt_sphere *sp = &spheres[k];
+            for (int i = 0; i < 3; i++) sp->center[i] = b[i], sp->color[i] = b[RT_SCOL + i];
+            sp->radius = b[RT_RADIUS], sp->orbit = b[RT_ORBIT], sp->omega = b[RT_OMEGA];
+            sp->phase = b[RT_PHASE], sp->bounce = b[RT_BOUNCE], sp->reflect = b[RT_SREFL];
+        }
+        scene->spheres = spheres, scene->nspheres = nspheres;
+        scene->lights = lights, scene->nlights = nlights;
+    }
+    if (wl->destroy) wl->destroy(&p);
+    for (size_t i = 0; i < p.narrays; i++) free(p.arrays[i].host);
+    return st;
+}
+
 /* The words of the scene for a width x height frame (the camera's aspect). */
 static void rt_words(co_raytracer *rt, size_t width, size_t height) {
     const co_rt_scene *s = &rt->scene;
