@@ -421,8 +421,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
         }
     }
     if (!kernel_ms) { /* queued (the queue is in order): finish() waits */
-        CL_CHECK(clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL,
-                                        NULL));
+        CL_CHECK(
+            clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, NULL));
         CL_CHECK(clFlush(st->queue));
         return CO_OK;
     }
