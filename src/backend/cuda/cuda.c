@@ -941,10 +941,18 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     if (st) return restate(st, note);
     /* Faults inside the kernel surface when waiting for it. */
     double ms = 0;
-    st = kernel_ms ? co_cuda_timer_stop(dev, &ms) : CU(StreamSynchronize, (d->stream));
+    if (!kernel_ms) return CO_OK; /* queued: finish() waits */
+    st = co_cuda_timer_stop(dev, &ms);
     if (st) return restate(st, note);
-    if (kernel_ms) *kernel_ms = ms;
+    *kernel_ms = ms;
     return CO_OK;
+}
+
+static co_status finish(co_device *dev) {
+    cu_device *d = dev->impl;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(StreamSynchronize, (d->stream));
+    return st ? restate(st, " (a queued kernel)") : CO_OK;
 }
 
 /* ---- 2D images: texture objects over CUDA arrays ----------------------- */
@@ -1324,6 +1332,7 @@ static const co_backend cuda_backend = {
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .constant_from_buffer = constant_from_buffer,
     .image_support = image_support,
     .image_alloc = image_alloc,

@@ -386,6 +386,15 @@ static co_status kernel(co_device *dev, co_program *p, const char *entry, co_ker
     return CO_OK;
 }
 
+static co_status finish(co_device *dev) {
+    cl_device_state *st = dev->impl;
+    const cl_int err = clFinish(st->queue);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: a queued kernel failed: %s",
+                       co_opencl_error_name(err));
+    return CO_OK;
+}
+
 static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args,
                         double *kernel_ms) {
@@ -410,6 +419,12 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
             break;
         case CO_ARG_LOCAL: CL_CHECK(clSetKernelArg(k->kernel, idx, args[i].v.u, NULL)); break;
         }
+    }
+    if (!kernel_ms) { /* queued (the queue is in order): finish() waits */
+        CL_CHECK(
+            clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, NULL));
+        CL_CHECK(clFlush(st->queue));
+        return CO_OK;
     }
     cl_event ev;
     CL_CHECK(clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, &ev));
@@ -722,6 +737,7 @@ static const co_backend backend = {
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .image_support = image_support,
     .image_alloc = image_alloc,
     .image_free = image_free,
