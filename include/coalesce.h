@@ -499,8 +499,8 @@ CO_API co_status co_sgemm(co_context *ctx, size_t device, const char *variant, s
 
 /* ---- what the compiler made of it (src/core/il.c) --------------------- */
 
-/* Static instruction counts in one kernel's compiler output (PTX, SASS or
- * LLVM IR): each instruction once, however often it runs. Global loads and
+/* Static instruction counts in one kernel's compiler output (PTX, SASS,
+ * LLVM IR or SPIR-V): each instruction once, however often it runs. Global loads and
  * stores by width: [0] scalar, [1] 2-wide, [2] 4-wide vectors. `shared` is
  * the work-group's memory (OpenCL __local, CUDA __shared__); `local` a
  * work-item's own memory outside registers (PTX .local: spills, arrays).
@@ -566,7 +566,8 @@ CO_API void co_il_report_free(co_il_report *report);
 /* Formats of a device (target as for co_il_make), space-separated, the default first. */
 CO_API co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
                                size_t len);
-/* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg");
+/* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg",
+ * "spirv": SPIR-V assembly, counted as src/core/il_spirv.c's head says);
  * CO_ERR_UNSUPPORTED for a format not counted. */
 CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *out);
 
