@@ -24,6 +24,11 @@
 #include "tools.h"
 #include "tune_cmd.h"
 
+#ifndef COALESCE_MPI_STATUS /* set by CMake: coalesce-mpi built, or why not */
+#define COALESCE_MPI_STATUS ""
+#define COALESCE_MPI_REASON "this build was not configured by CMake"
+#endif
+
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
 enum {
     EXIT_OK = 0,           /* every result verified */
@@ -1161,20 +1166,6 @@ static int cmd_list(const cli *c) {
     return 0;
 }
 
-/* Several thread pools share the cores of one process: OpenMP (omp
- * variants, references), OpenBLAS, PoCL. A pool that spins while idle
- * steals the cores from the next one measured (OpenBLAS spins ~2^28 cycles
- * after each call), so the tool asks each to sleep when idle. The runtimes
- * read these variables when they load, so the tool re-executes itself once
- * with them set; a variable the user set is left alone. */
-static void quiet_thread_pools(char **argv) {
-    if (getenv("COALESCE_POOLS_SET")) return;
-    setenv("OMP_WAIT_POLICY", "passive", 0);
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-    setenv("COALESCE_POOLS_SET", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: carry on as we are */
-}
-
 static bool workload_takes(const char *workload, const char *option, size_t len) {
     const char *o;
     for (size_t i = 0; (o = co_workload_option(workload, i, NULL, NULL)); i++)
@@ -1259,7 +1250,7 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
 }
 
 int main(int argc, char **argv) {
-    quiet_thread_pools(argv);
+    tools_quiet_thread_pools(argv);
     results_set_argv(argc, argv);
     if (argc < 2)
         return usage_error("no command given: use devices, list, run, bench, peak, il, tune, "
@@ -1305,6 +1296,11 @@ int main(int argc, char **argv) {
     if (command->bit == CMD_DEVICES) {
         if (c.json) {
             cJSON *doc = results_devices_doc(ctx);
+            cJSON *mpi = cJSON_AddObjectToObject(doc, "mpi"); /* coalesce-mpi, built or why not */
+            cJSON_AddBoolToObject(mpi, "available", COALESCE_MPI_STATUS[0] != 0);
+            cJSON_AddStringToObject(mpi, COALESCE_MPI_STATUS[0] ? "tool" : "reason",
+                                    COALESCE_MPI_STATUS[0] ? COALESCE_MPI_STATUS
+                                                           : COALESCE_MPI_REASON);
             if (!results_print(stdout, doc)) {
                 fprintf(stderr, "coalesce: out of memory\n");
                 rc = EXIT_FAILED;
@@ -1312,6 +1308,10 @@ int main(int argc, char **argv) {
             cJSON_Delete(doc);
         } else {
             report_devices(stdout, ctx);
+            if (COALESCE_MPI_STATUS[0])
+                printf("%-9s %s\n", "mpi", COALESCE_MPI_STATUS);
+            else
+                printf("%-9s unavailable: %s\n", "mpi", COALESCE_MPI_REASON);
         }
     } else if (command->bit == CMD_PEAK)
         rc = cmd_peak(ctx, &c);

@@ -7,6 +7,14 @@ int coalesce_compare(int argc, char **argv);
 /* coalesce report FILE.json... -o REPORT.html [--image PNG]... */
 int coalesce_report(int argc, char **argv);
 
+/* Several thread pools share the cores of one process: OpenMP (omp
+ * variants, references), OpenBLAS, PoCL. A pool that spins while idle
+ * steals the cores from the next one measured (OpenBLAS spins ~2^28 cycles
+ * after each call), so the tools ask each to sleep when idle. The runtimes
+ * read these variables when they load, so the tool re-executes itself once
+ * with them set (tools/pools.c); a variable the user set is left alone. */
+void tools_quiet_thread_pools(char **argv);
+
 /* coalesce help COMMAND: the command's usage on stdout (0), or a usage error (2). */
 int coalesce_help(const char *command);
 
