@@ -132,29 +132,9 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report a Ctrl-C */
 
-static int exit_code(co_status st) {
-    switch (st) {
-    case CO_OK: return EXIT_OK;
-    case CO_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
-    case CO_ERR_INVALID: return EXIT_USAGE;
-    case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
-    default: return EXIT_FAILED;
-    }
-}
-
 static int fail(co_status st) {
     fprintf(stderr, "coalesce: %s\n", co_last_error());
-    return exit_code(st);
-}
-
-/* Strictly a decimal number, within [min, max]. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, NULL, 10);
-    if (errno == ERANGE || x < min || x > max) return false;
-    *out = x;
-    return true;
+    return tools_exit_code(st);
 }
 
 static bool parse_local(const char *s, size_t local[3]) {
@@ -168,7 +148,7 @@ static bool parse_local(const char *s, size_t local[3]) {
     size_t d = 0;
     for (char *save = NULL, *t = strtok_r(buf, "x", &save); t; t = strtok_r(NULL, "x", &save)) {
         uint64_t v;
-        if (d == 3 || !parse_u64(t, 1, 1u << 20, &v)) return false;
+        if (d == 3 || !tools_parse_u64(t, 1, 1u << 20, &v)) return false;
         local[d++] = (size_t)v;
     }
     return d > 0;
@@ -312,15 +292,15 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
     else if (!strcmp(name, "variant"))
         c->variants = value;
     else if (!strcmp(name, "reps")) {
-        if (!parse_u64(value, 1, 1000, &v))
+        if (!tools_parse_u64(value, 1, 1000, &v))
             return usage_error("--reps must be an integer in [1, 1000], got '%s'", value);
         c->reps = (unsigned)v;
     } else if (!strcmp(name, "warmup")) {
-        if (!parse_u64(value, 0, 100, &v))
+        if (!tools_parse_u64(value, 0, 100, &v))
             return usage_error("--warmup must be an integer in [0, 100], got '%s'", value);
         c->warmup = (unsigned)v;
     } else if (!strcmp(name, "seed")) {
-        if (!parse_u64(value, 0, UINT64_MAX, &v))
+        if (!tools_parse_u64(value, 0, UINT64_MAX, &v))
             return usage_error("--seed must be an integer in [0, 18446744073709551615] (2^64-1), "
                                "got '%s'",
                                value);
@@ -808,7 +788,7 @@ static int cmd_run(co_context *ctx, cli *c) {
         fprintf(stderr, "coalesce: %s\n", stopped);
         return EXIT_INTERRUPTED;
     }
-    return exit_code(worst);
+    return tools_exit_code(worst);
 }
 
 static bool variant_selected(const char *list, const char *name) {

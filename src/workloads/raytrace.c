@@ -88,8 +88,6 @@ static double frame_time(const rt_state *s, size_t f) { return s->t0 + RT_DT * (
 static const co_option_def options[] = {
     {"width", "640", "image width in pixels"},
     {"height", "360", "image height in pixels"},
-    {"first-row", "0", "the first row of the band rendered (a part of the frame)"},
-    {"rows", NULL, "rows of the band rendered (default: to the frame's last row)"},
     {"spheres", "64", "moving spheres in the seeded scene (0 or more)"},
     {"lights", "2", "point lights (1..8)"},
     {"depth", "4", "mirror reflections per pixel at most (0: none)"},
@@ -100,6 +98,8 @@ static const co_option_def options[] = {
     {"output", NULL, "write the last frame as PNG"},
     {"out-dir", NULL, "write every frame as DIR/frame_NNNN.png"},
     {"gif", NULL, "write every frame as one animated GIF (30 frames/s, a 252-colour cube)"},
+    {"first-row", "0", "the first row of the band rendered (a part of the frame)"},
+    {"rows", NULL, "rows of the band rendered (default: to the frame's last row)"},
 };
 
 static co_status init(co_problem *p, const co_option *opts, size_t nopts) {

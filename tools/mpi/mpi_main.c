@@ -29,7 +29,7 @@
 #include "results.h"
 #include "tools.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_SKIPPED = 3 };
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 }; /* and tools_exit_code's */
 
 #define MAX_OPTS 32
 #define MAX_REPS 1000
@@ -92,15 +92,6 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return EXIT_USAGE;
 }
 
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, NULL, 10);
-    if (errno == ERANGE || x < min || x > max) return false;
-    *out = x;
-    return true;
-}
-
 static bool workload_takes(const char *workload, const char *option) {
     const char *o;
     for (size_t i = 0; (o = co_workload_option(workload, i, NULL, NULL)); i++)
@@ -124,19 +115,19 @@ static int take_tool_option(args *a, const char *name, const char *value) {
             return usage_error("--staging must be host or auto, got '%s'", value);
         a->staging = value;
     } else if (!strcmp(name, "reps")) {
-        if (!parse_u64(value, 1, MAX_REPS, &v))
+        if (!tools_parse_u64(value, 1, MAX_REPS, &v))
             return usage_error("--reps must be an integer in [1, %d], got '%s'", MAX_REPS, value);
         a->reps = (unsigned)v;
     } else if (!strcmp(name, "warmup")) {
-        if (!parse_u64(value, 0, 100, &v))
+        if (!tools_parse_u64(value, 0, 100, &v))
             return usage_error("--warmup must be an integer in [0, 100], got '%s'", value);
         a->warmup = (unsigned)v;
     } else if (!strcmp(name, "seed")) {
-        if (!parse_u64(value, 0, UINT64_MAX, &v))
+        if (!tools_parse_u64(value, 0, UINT64_MAX, &v))
             return usage_error("--seed must be an integer in [0, 2^64-1], got '%s'", value);
         a->seed = v;
     } else if (!strcmp(name, "panel")) {
-        if (!parse_u64(value, 1, 1 << 30, &v))
+        if (!tools_parse_u64(value, 1, 1 << 30, &v))
             return usage_error("--panel must be an integer in [1, 2^30], got '%s'", value);
         a->panel = (int)v;
     } else if (!strcmp(name, "grid")) {
@@ -394,15 +385,6 @@ static void fill_result(co_result *r, const dist *d, const co_problem *whole, co
     r->nrates = whole->nrates < 3 ? whole->nrates : 3;
 }
 
-static int exit_code(co_status st) {
-    switch (st) {
-    case CO_OK: return EXIT_OK;
-    case CO_ERR_INVALID: return EXIT_USAGE;
-    case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
-    default: return EXIT_FAILED;
-    }
-}
-
 /* Every rank: agree on the statuses so far; rank 0 says the first failure. */
 static bool failed(dist *d) {
     if (!dist_agree(d)) return false;
@@ -473,10 +455,10 @@ static int cmd_run(run_state *rs, int threads) {
     args *a = rs->a;
     const dist_workload *dw = rs->dw;
     open_whole(rs);
-    if (failed(d)) return exit_code(d->st);
+    if (failed(d)) return tools_exit_code(d->st);
     const double t_setup = dist_now();
     dist_ok(d, dw->setup(d, d->rank == 0 ? rs->whole : NULL, &rs->part));
-    if (failed(d)) return exit_code(d->st);
+    if (failed(d)) return tools_exit_code(d->st);
     char part[96] = "";
     if (dw->describe) dw->describe(d, rs->part, part, sizeof part);
     rank_info *all = gather_ranks(d, threads, part);
@@ -485,7 +467,7 @@ static int cmd_run(run_state *rs, int threads) {
     if (!s) dist_ok(d, co_fail(CO_ERR_NOMEM, "out of host memory"));
     if (failed(d)) {
         free(all);
-        return exit_code(d->st);
+        return tools_exit_code(d->st);
     }
     double worst = 0, tol = 0;
     char check[sizeof(((co_result *)0)->check)] = "not checked";
@@ -526,7 +508,7 @@ static int cmd_run(run_state *rs, int threads) {
     }
     if (d->st) {
         free(all), free(s);
-        return exit_code(d->st);
+        return tools_exit_code(d->st);
     }
     int rc = EXIT_OK;
     if (d->rank == 0) {
@@ -601,7 +583,7 @@ static int cmd_run(run_state *rs, int threads) {
         }
         if (d->st) {
             fprintf(stderr, "coalesce-mpi: %s\n", d->why);
-            rc = exit_code(d->st);
+            rc = tools_exit_code(d->st);
         }
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, d->comm);
@@ -698,9 +680,9 @@ int main(int argc, char **argv) {
             dist_gemm_grid(&d, g);
             snprintf(rs.grid_text, sizeof rs.grid_text, "%dx%d", g[0], g[1]);
         }
-        rc = failed(&d) ? exit_code(d.st) : cmd_run(&rs, threads);
+        rc = failed(&d) ? tools_exit_code(d.st) : cmd_run(&rs, threads);
     } else {
-        rc = exit_code(d.st);
+        rc = tools_exit_code(d.st);
     }
     if (rs.dw && rs.dw->destroy) rs.dw->destroy(rs.part);
     if (shape.wl && shape.wl->destroy) shape.wl->destroy(&shape);
