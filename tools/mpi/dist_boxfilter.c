@@ -27,9 +27,9 @@ typedef struct box_part {
     co_format format;
     co_border border;
     MPI_Datatype rowtype;
-    co_buffer *in, *out; /* rows a .. b - 1 */
-    unsigned char *host; /* the same rows on the host (own rows filled at setup) */
-    unsigned char *outh; /* the own rows of the output, staged for the gather */
+    co_buffer *in, *out;                    /* rows a .. b - 1 */
+    unsigned char *host;                    /* the same rows on the host, for staging */
+    unsigned char *outh;                    /* the own rows of the output, staged for the gather */
     int *scount, *sdispl, *rcount, *rdispl; /* in rows, from row a */
     MPI_Request *reqs;
     int *gcount, *gdispl; /* the gather's */
@@ -101,10 +101,14 @@ static co_status setup(dist *d, co_problem *whole, void **state) {
 
 static co_status run(dist *d, void *state) {
     box_part *s = state;
-    /* The halos: from the device's own buffer where MPI may address it, else
-     * from the host copy of the own rows, into the host rows then up. */
+    /* The halos: in place in the device's buffer where MPI may address it,
+     * else staged: the rows others need come down to the host rows, the
+     * rows received go up (the image lives on the devices, as in a pipeline). */
     unsigned char *mem = dist_mpi_ptr(d, s->in, 0);
     unsigned char *buf = mem ? mem : s->host;
+    for (int q = 0; !mem && q < d->size; q++)
+        dist_stage_out(d, s->in, (size_t)s->sdispl[q] * s->row,
+                       s->host + (size_t)s->sdispl[q] * s->row, (size_t)s->scount[q] * s->row);
     double t = dist_now();
     int n = 0;
     for (int q = 0; q < d->size; q++) {

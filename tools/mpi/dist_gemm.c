@@ -218,6 +218,10 @@ static void post(dist *d, gemm_part *g, size_t i) {
     co_buffer *da, *db;
     piece_mem(d, g, i, &a, &b, &da, &db);
     const int an = (int)(g->ml * p->w), bn = (int)(p->w * g->nl);
+    /* Staged: a root's panel comes down from its device first (the matrices
+     * live on the devices, as in an application). */
+    if (p->a && a == p->ah) dist_stage_out(d, p->a, 0, a, (size_t)an * sizeof(float));
+    if (p->b && b == p->bh) dist_stage_out(d, p->b, 0, b, (size_t)bn * sizeof(float));
     const double t = dist_now();
     MPI_Ibcast(a, an, MPI_FLOAT, p->acol, g->row, &g->reqs[i % 2][0]);
     MPI_Ibcast(b, bn, MPI_FLOAT, p->brow, g->col, &g->reqs[i % 2][1]);

@@ -1,6 +1,7 @@
 /* coalesce-mpi: the workloads over MPI ranks, one device a rank.
  *   mpirun -np N coalesce-mpi run WORKLOAD [options]
  *   mpirun -np N coalesce-mpi ranks [--device SPEC]
+ *   mpirun -np 2 coalesce-mpi link [--device SPEC] [--bytes N]
  * Each rank takes a device of the spec: the local rank's (mod their
  * number) where it names several, so that each rank of a host has its own
  * GPU; ranks that share the CPU (c, omp, OpenCL on CPUs) each get their
@@ -40,6 +41,9 @@ static const char usage[] =
     "  run WORKLOAD [options]   the workload split over the ranks, one device a rank,\n"
     "                           verified against the single-device reference and timed\n"
     "  ranks [--device SPEC]    which device (and cores) each rank takes\n"
+    "  link [--device SPEC] [--bytes N]  bandwidth from rank 0's device to rank 1's: MPI\n"
+    "                           between host buffers, staged through the host, and on the\n"
+    "                           devices' buffers where MPI can (messages 4 KiB to N, 128 MiB)\n"
     "options (run):\n"
     "  --device SPEC     as coalesce's; each rank takes the local rank's device of those\n"
     "                    it names (mod their number); ranks sharing the CPU (c, omp,\n"
@@ -66,6 +70,7 @@ typedef struct args {
     unsigned reps, warmup;
     uint64_t seed;
     int grid[2], panel;
+    size_t bytes; /* link: the largest message */
     bool json, no_verify, help;
 } args;
 
@@ -145,15 +150,15 @@ static int take_tool_option(args *a, const char *name, const char *value) {
 static int parse(int argc, char **argv, args *a) {
     memset(a, 0, sizeof *a);
     a->reps = 5, a->warmup = 1, a->seed = 1, a->staging = "auto";
-    if (argc < 2) return usage_error("no command given: use run, ranks or --help");
+    if (argc < 2) return usage_error("no command given: use run, ranks, link or --help");
     a->command = argv[1];
     if (!strcmp(a->command, "--help") || !strcmp(a->command, "-h") || !strcmp(a->command, "help")) {
         a->help = true;
         return 0;
     }
     if (!strcmp(a->command, "--version")) return 0;
-    if (strcmp(a->command, "run") && strcmp(a->command, "ranks"))
-        return usage_error("unknown command '%s': use run, ranks or --help", a->command);
+    if (strcmp(a->command, "run") && strcmp(a->command, "ranks") && strcmp(a->command, "link"))
+        return usage_error("unknown command '%s': use run, ranks, link or --help", a->command);
     const bool run = !strcmp(a->command, "run");
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
@@ -162,7 +167,7 @@ static int parse(int argc, char **argv, args *a) {
             return 0;
         }
         if (!strcmp(arg, "-o")) {
-            if (!run) return usage_error("ranks does not take -o");
+            if (!run) return usage_error("%s does not take -o", a->command);
             if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("-o needs a FILE");
             a->out = argv[++i];
             continue;
@@ -180,13 +185,22 @@ static int parse(int argc, char **argv, args *a) {
         name[len] = 0;
         if (!strcmp(name, "json") || !strcmp(name, "no-verify")) {
             if (eq) return usage_error("option --%s takes no value, got '%s'", name, arg);
-            if (!run) return usage_error("ranks takes only --device");
+            if (!run) return usage_error("%s takes only --device", a->command);
             *(name[0] == 'j' ? &a->json : &a->no_verify) = true;
             continue;
         }
         const char *value = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
         if (!value) return usage_error("option --%s needs a value", name);
-        if (!run && strcmp(name, "device")) return usage_error("ranks takes only --device");
+        if (!run && strcmp(name, "device") && (strcmp(name, "bytes") || a->command[0] != 'l'))
+            return usage_error("%s takes only --device%s", a->command,
+                               a->command[0] == 'l' ? " and --bytes" : "");
+        if (!strcmp(name, "bytes") && !run) {
+            uint64_t v;
+            if (!tools_parse_u64(value, 4096, (uint64_t)1 << 30, &v))
+                return usage_error("--bytes must be an integer in [4096, 2^30], got '%s'", value);
+            a->bytes = (size_t)v;
+            continue;
+        }
         const int rc = take_tool_option(a, name, value);
         if (rc >= 0) {
             if (rc) return rc;
@@ -602,6 +616,83 @@ static int cmd_ranks(dist *d, int threads) {
     return EXIT_OK;
 }
 
+/* One way of moving `bytes` from rank 0's device to rank 1's and back: the
+ * one-way time of a round trip, in ms (rank 0; best of reps). */
+typedef enum { LINK_HOST, LINK_STAGED, LINK_DIRECT } link_mode;
+
+static double link_time(dist *d, link_mode mode, co_buffer *dev, unsigned char *host, size_t bytes,
+                        int reps) {
+    const int peer = 1 - d->rank;
+    void *mem = mode == LINK_DIRECT ? dist_mpi_ptr(d, dev, 0) : host;
+    double best = INFINITY;
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(d->comm);
+        const double t = dist_now();
+        for (int leg = 0; leg < 2; leg++) {
+            if ((leg == 0) == (d->rank == 0)) { /* this rank sends */
+                if (mode == LINK_STAGED) dist_ok(d, co_buffer_read(dev, 0, host, bytes));
+                MPI_Send(mem, (int)bytes, MPI_BYTE, peer, 9, d->comm);
+            } else {
+                MPI_Recv(mem, (int)bytes, MPI_BYTE, peer, 9, d->comm, MPI_STATUS_IGNORE);
+                if (mode == LINK_STAGED) dist_ok(d, co_buffer_write(dev, 0, host, bytes));
+            }
+        }
+        const double one_way = (dist_now() - t) / 2;
+        best = one_way < best ? one_way : best;
+    }
+    return best;
+}
+
+/* coalesce-mpi link: the bandwidth between rank 0's device and rank 1's, as
+ * the distributed workloads move data: MPI between host buffers, staged
+ * (device to host, MPI, host to device), and MPI on the devices' buffers
+ * where both can (host devices; a CUDA-aware MPI). The model of docs/MPI.md
+ * takes these figures. */
+static int cmd_link(dist *d, size_t most) {
+    if (d->size < 2) {
+        if (d->rank == 0) fprintf(stderr, "coalesce-mpi: link needs 2 ranks (mpirun -np 2)\n");
+        return EXIT_USAGE;
+    }
+    int direct = d->direct, both = 0;
+    MPI_Allreduce(&direct, &both, 1, MPI_INT, MPI_LAND, d->comm);
+    const bool in = d->rank < 2;
+    co_buffer *dev = NULL;
+    unsigned char *host = in ? malloc(most) : NULL;
+    if (in && !host) dist_ok(d, co_fail(CO_ERR_NOMEM, "out of host memory"));
+    if (in && !d->st) dist_ok(d, dist_buffer(d, most, &dev));
+    if (host) memset(host, 1, most);
+    if (dev && !d->st) dist_ok(d, co_buffer_upload(dev, host, most));
+    if (failed(d)) {
+        co_buffer_free(dev), free(host);
+        return tools_exit_code(d->st);
+    }
+    if (d->rank == 0)
+        printf("rank 0 (%s) <-> rank 1: one way, best of 5 round trips (MB/s: 1e6 bytes/s)\n"
+               "%12s %12s %12s %12s\n",
+               co_device_get(d->ctx, d->device)->spec, "bytes", "host MB/s", "staged MB/s",
+               both ? "direct MB/s" : "direct");
+    MPI_Comm pair;
+    MPI_Comm_split(d->comm, in ? 0 : MPI_UNDEFINED, d->rank, &pair);
+    for (size_t bytes = 4096; in && bytes <= most; bytes *= 8) {
+        dist sub = *d;
+        sub.comm = pair;
+        const double h = link_time(&sub, LINK_HOST, dev, host, bytes, 5);
+        const double st = link_time(&sub, LINK_STAGED, dev, host, bytes, 5);
+        const double dr = both ? link_time(&sub, LINK_DIRECT, dev, host, bytes, 5) : 0;
+        dist_ok(d, sub.st);
+        if (d->rank == 0) {
+            printf("%12zu %12.0f %12.0f", bytes, bytes / h / 1e3, bytes / st / 1e3);
+            if (both)
+                printf(" %12.0f\n", bytes / dr / 1e3);
+            else
+                printf(" %12s\n", "-");
+        }
+    }
+    if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+    co_buffer_free(dev), free(host);
+    return failed(d) ? tools_exit_code(d->st) : EXIT_OK;
+}
+
 /* A variant named: one of the workload's, and one that runs on this rank's device. */
 static co_status check_variant(const dist *d, const char *workload, const char *variant) {
     const char *v, *why = NULL;
@@ -667,6 +758,8 @@ int main(int argc, char **argv) {
                (host_memory || (info && !strcmp(info->backend, "cuda") && cuda_aware()));
     if (!failed(&d) && !strcmp(a.command, "ranks")) {
         rc = cmd_ranks(&d, threads);
+    } else if (!d.st && !strcmp(a.command, "link")) {
+        rc = cmd_link(&d, a.bytes ? a.bytes : (size_t)1 << 27);
     } else if (!d.st) {
         rs.dw = find_workload(a.workload);
         d.variant = a.variant, d.opts = a.opts, d.nopts = a.nopts;
