@@ -161,5 +161,18 @@ check_failure 3 "rank 0 \(omp\): variant 'naive' of gemm does not run on omp" "a
 $MPIRUN -np 2 "$CM" ranks --device omp >"$tmp/out" 2>"$tmp/err" && grep -q "rank 1 .*omp" "$tmp/out" &&
     pass=$((pass + 1)) || { echo "FAIL ranks: $(cat "$tmp/out" "$tmp/err")"; fail=$((fail + 1)); }
 
+# link: the bandwidth between two ranks' devices, every way the workloads move data.
+$MPIRUN -np 2 "$CM" link --device omp --bytes 40000 >"$tmp/out" 2>"$tmp/err" &&
+    grep -Eq "^ +32768 +[0-9]+ +[0-9]+ +[0-9]+$" "$tmp/out" && pass=$((pass + 1)) ||
+    { echo "FAIL link: $(cat "$tmp/out" "$tmp/err")"; fail=$((fail + 1)); }
+if [ $has_opencl = 1 ]; then
+    $MPIRUN -np 2 "$CM" link --device opencl --bytes 40000 >"$tmp/out" 2>"$tmp/err" &&
+        grep -Eq "^ +32768 +[0-9]+ +[0-9]+ +-$" "$tmp/out" && pass=$((pass + 1)) ||
+        { echo "FAIL link on opencl: $(cat "$tmp/out" "$tmp/err")"; fail=$((fail + 1)); }
+fi
+$MPIRUN -np 1 "$CM" link --device omp >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check_failure 2 "link needs 2 ranks" "link on one rank"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

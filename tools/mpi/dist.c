@@ -96,6 +96,39 @@ void *dist_mpi_ptr(const dist *d, co_buffer *b, size_t offset) {
     return NULL;
 }
 
+/* The page-locked blocks handed out, to free them through their backend. */
+#define MAX_PINNED 64
+static struct {
+    void *host;
+    co_pinned *pinned;
+    co_device *dev;
+} pinned[MAX_PINNED];
+
+void *dist_host_alloc(dist *d, size_t bytes) {
+    co_device *dev = co_context_device(d->ctx, d->device);
+    const bool staged = dev && dev->backend->alloc && dev->backend->pinned_alloc;
+    for (int i = 0; staged && i < MAX_PINNED; i++) {
+        if (pinned[i].host) continue;
+        void *host;
+        co_pinned *p;
+        if (dev->backend->pinned_alloc(dev, bytes ? bytes : 1, &p, &host)) break;
+        pinned[i].host = host, pinned[i].pinned = p, pinned[i].dev = dev;
+        return host;
+    }
+    return malloc(bytes ? bytes : 1);
+}
+
+void dist_host_free(void *p) {
+    if (!p) return;
+    for (int i = 0; i < MAX_PINNED; i++)
+        if (pinned[i].host == p) {
+            pinned[i].dev->backend->pinned_free(pinned[i].dev, pinned[i].pinned);
+            pinned[i].host = NULL;
+            return;
+        }
+    free(p);
+}
+
 void dist_stage_in(dist *d, co_buffer *b, size_t offset, const void *src, size_t bytes) {
     if (!bytes || d->st) return;
     const double t = dist_now();

@@ -109,6 +109,12 @@ co_status dist_buffer(dist *d, size_t bytes, co_buffer **out);
 /* Memory MPI may read or write for bytes of b from offset: the buffer's
  * own where d->direct, else NULL (stage it). */
 void *dist_mpi_ptr(const dist *d, co_buffer *b, size_t offset);
+/* Host memory for staging: page-locked where the device's backend has it (the
+ * copies then run at the bus's full speed), else ordinary (malloc). NULL out
+ * of memory. dist_host_free takes either (and NULL). */
+void *dist_host_alloc(dist *d, size_t bytes);
+void dist_host_free(void *p);
+
 /* Staging copies, timed as such (a failure recorded; nothing done after one). */
 void dist_stage_in(dist *d, co_buffer *b, size_t offset, const void *src, size_t bytes);
 void dist_stage_out(dist *d, co_buffer *b, size_t offset, void *dst, size_t bytes);

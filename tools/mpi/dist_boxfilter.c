@@ -68,8 +68,8 @@ static co_status setup(dist *d, co_problem *whole, void **state) {
     s->scount = calloc(P, sizeof(int)), s->sdispl = calloc(P, sizeof(int));
     s->rcount = calloc(P, sizeof(int)), s->rdispl = calloc(P, sizeof(int));
     s->gcount = calloc(P, sizeof(int)), s->gdispl = calloc(P, sizeof(int));
-    s->host = malloc(rows * s->row + 1);
-    s->outh = malloc((s->y1 - s->y0) * s->row + 1);
+    s->host = dist_host_alloc(d, rows * s->row);
+    s->outh = dist_host_alloc(d, (s->y1 - s->y0) * s->row);
     s->reqs = malloc(2 * P * sizeof *s->reqs);
     if (!s->outh || !s->reqs || !s->scount || !s->sdispl || !s->rcount || !s->rdispl ||
         !s->gcount || !s->gdispl || !s->host)
@@ -161,8 +161,8 @@ static void destroy(void *state) {
     box_part *s = state;
     if (!s) return;
     co_buffer_free(s->in), co_buffer_free(s->out);
-    free(s->host), free(s->outh), free(s->reqs), free(s->scount), free(s->sdispl), free(s->rcount),
-        free(s->rdispl);
+    dist_host_free(s->host), dist_host_free(s->outh);
+    free(s->reqs), free(s->scount), free(s->sdispl), free(s->rcount), free(s->rdispl);
     free(s->gcount), free(s->gdispl);
     if (s->rowtype != MPI_DATATYPE_NULL) MPI_Type_free(&s->rowtype);
     free(s);

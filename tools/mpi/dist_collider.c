@@ -176,13 +176,14 @@ static void exchange(dist *d, coll_part *s) {
 /* Where the call's arrays live: in place on the host devices (d->direct),
  * else in device buffers grown as the local set grows. */
 static co_status soa_room(dist *d, coll_part *s, size_t n) {
-    if (n > s->soa_cap) {
+    if (n > s->soa_cap) { /* packed afresh each step: nothing to keep */
         const size_t cap = n + n / 2;
-        float *a = realloc(s->state, 4 * cap * sizeof *a), *b = NULL, *c = NULL;
-        if (a) s->state = a, b = realloc(s->props, 2 * cap * sizeof *b);
-        if (b) s->props = b, c = realloc(s->out, 4 * cap * sizeof *c);
-        if (!c) return co_fail(CO_ERR_NOMEM, "out of host memory for the balls");
-        s->out = c, s->soa_cap = cap;
+        dist_host_free(s->state), dist_host_free(s->props), dist_host_free(s->out);
+        s->state = dist_host_alloc(d, 4 * cap * sizeof(float));
+        s->props = dist_host_alloc(d, 2 * cap * sizeof(float));
+        s->out = dist_host_alloc(d, 4 * cap * sizeof(float));
+        s->soa_cap = s->state && s->props && s->out ? cap : 0;
+        if (!s->soa_cap) return co_fail(CO_ERR_NOMEM, "out of host memory for the balls");
     }
     if (d->direct && co_device_get(d->ctx, d->device) &&
         (!strcmp(co_device_get(d->ctx, d->device)->backend, "c") ||
@@ -366,7 +367,7 @@ static void destroy(void *state) {
     if (!s) return;
     free(s->l), free(s->l0), free(s->next), free(s->send), free(s->recv);
     free(s->scount), free(s->sdispl), free(s->rcount), free(s->rdispl), free(s->fill);
-    free(s->state), free(s->props), free(s->out);
+    dist_host_free(s->state), dist_host_free(s->props), dist_host_free(s->out);
     co_buffer_free(s->bstate), co_buffer_free(s->bprops), co_buffer_free(s->bout);
     free(s);
 }

@@ -133,7 +133,7 @@ static co_status own_panels(dist *d, gemm_part *g) {
     for (size_t i = 0; !st && i < g->npieces; i++) {
         piece *p = &g->pieces[i];
         if (p->acol == g->pcol) {
-            if (!(p->ah = malloc((g->ml * p->w + 1) * sizeof *p->ah)))
+            if (!(p->ah = dist_host_alloc(d, g->ml * p->w * sizeof *p->ah)))
                 return co_fail(CO_ERR_NOMEM, "out of host memory");
             for (size_t r = 0; r < g->ml; r++)
                 memcpy(p->ah + r * p->w, g->ablock + r * g->kal + (p->k0 - g->ka0),
@@ -181,11 +181,11 @@ static co_status setup(dist *d, co_problem *whole, void **state) {
         st = co_fail(CO_ERR_LIMIT, "gemm blocks of over 2^31 floats a rank: use more ranks or a "
                                    "smaller --panel");
     g->ablock = malloc((g->ml * g->kal + 1) * sizeof *g->ablock);
-    g->bblock = malloc((g->kbl * g->nl + 1) * sizeof *g->bblock);
+    g->bblock = dist_host_alloc(d, g->kbl * g->nl * sizeof *g->bblock);
     g->ch = malloc((g->ml * g->nl + 1) * sizeof *g->ch);
     for (int s = 0; s < 2; s++) {
-        g->slot_ah[s] = malloc((g->ml * g->wmax + 1) * sizeof(float));
-        g->slot_bh[s] = malloc((g->wmax * g->nl + 1) * sizeof(float));
+        g->slot_ah[s] = dist_host_alloc(d, g->ml * g->wmax * sizeof(float));
+        g->slot_bh[s] = dist_host_alloc(d, g->wmax * g->nl * sizeof(float));
         if (!g->slot_ah[s] || !g->slot_bh[s]) st = co_fail(CO_ERR_NOMEM, "out of host memory");
         if (!st) st = dist_buffer(d, g->ml * g->wmax * sizeof(float), &g->slot_a[s]);
         if (!st) st = dist_buffer(d, g->wmax * g->nl * sizeof(float), &g->slot_b[s]);
@@ -220,8 +220,8 @@ static void post(dist *d, gemm_part *g, size_t i) {
     const int an = (int)(g->ml * p->w), bn = (int)(p->w * g->nl);
     /* Staged: a root's panel comes down from its device first (the matrices
      * live on the devices, as in an application). */
-    if (p->a && a == p->ah) dist_stage_out(d, p->a, 0, a, (size_t)an * sizeof(float));
-    if (p->b && b == p->bh) dist_stage_out(d, p->b, 0, b, (size_t)bn * sizeof(float));
+    if (p->a && a == p->ah && g->pc > 1) dist_stage_out(d, p->a, 0, a, (size_t)an * sizeof(float));
+    if (p->b && b == p->bh && g->pr > 1) dist_stage_out(d, p->b, 0, b, (size_t)bn * sizeof(float));
     const double t = dist_now();
     MPI_Ibcast(a, an, MPI_FLOAT, p->acol, g->row, &g->reqs[i % 2][0]);
     MPI_Ibcast(b, bn, MPI_FLOAT, p->brow, g->col, &g->reqs[i % 2][1]);
@@ -300,14 +300,15 @@ static void destroy(void *state) {
     if (!g) return;
     for (size_t i = 0; i < g->npieces; i++) {
         co_buffer_free(g->pieces[i].a), co_buffer_free(g->pieces[i].b);
-        free(g->pieces[i].ah);
+        dist_host_free(g->pieces[i].ah);
     }
     for (int s = 0; s < 2; s++) {
         co_buffer_free(g->slot_a[s]), co_buffer_free(g->slot_b[s]);
-        free(g->slot_ah[s]), free(g->slot_bh[s]);
+        dist_host_free(g->slot_ah[s]), dist_host_free(g->slot_bh[s]);
     }
     co_buffer_free(g->c);
-    free(g->pieces), free(g->ablock), free(g->bblock), free(g->ch);
+    free(g->pieces), free(g->ablock), free(g->ch);
+    dist_host_free(g->bblock);
     if (g->row != MPI_COMM_NULL) MPI_Comm_free(&g->row);
     if (g->col != MPI_COMM_NULL) MPI_Comm_free(&g->col);
     free(g);

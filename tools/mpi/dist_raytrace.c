@@ -62,7 +62,7 @@ static co_status setup(dist *d, co_problem *whole, void **state) {
     s->displ = calloc((size_t)d->size, sizeof *s->displ);
     const size_t scene = d->shape->arrays[0].bytes, band = s->frames * s->rows * s->w * 4;
     unsigned char *words = malloc(scene);
-    s->host = malloc(band + 1);
+    s->host = dist_host_alloc(d, band);
     co_status st =
         s->count && s->displ && words && s->host ? CO_OK : co_fail(CO_ERR_NOMEM, "out of memory");
     for (int q = 0; !st && q < d->size; q++) {
@@ -91,16 +91,21 @@ static co_status run(dist *d, void *state) {
         dist_ok(d, co_call(d->ctx, d->device, "raytrace", d->variant, s->opts, s->nopts, mems, 3));
         d->compute_ms += dist_now() - t;
     }
-    /* The bands into rank 0's frames. */
+    /* The bands into rank 0's frames: rank 0's own straight into its place. */
     const size_t frame = s->rows * s->w * 4;
-    unsigned char *mem = dist_mpi_ptr(d, s->image, 0);
-    if (!mem) dist_stage_out(d, s->image, 0, mem = s->host, s->frames * frame);
     const size_t whole_frame = d->shape->arrays[2].bytes / s->frames;
+    unsigned char *mem = dist_mpi_ptr(d, s->image, 0);
+    for (size_t f = 0; !mem && d->rank == 0 && f < s->frames; f++)
+        dist_stage_out(d, s->image, f * frame,
+                       s->frames_to + f * whole_frame + (size_t)s->displ[0] * s->w * 4, frame);
+    if (!mem && d->rank) dist_stage_out(d, s->image, 0, mem = s->host, s->frames * frame);
     const double t = dist_now();
-    for (size_t f = 0; f < s->frames; f++)
-        MPI_Gatherv(mem + f * frame, (int)s->rows, s->rowtype,
-                    s->frames_to ? s->frames_to + f * whole_frame : NULL, s->count, s->displ,
-                    s->rowtype, 0, d->comm);
+    for (size_t f = 0; f < s->frames; f++) {
+        unsigned char *to = s->frames_to ? s->frames_to + f * whole_frame : NULL;
+        const bool in_place = d->rank == 0 && !mem;
+        MPI_Gatherv(in_place ? MPI_IN_PLACE : mem + f * frame, (int)s->rows, s->rowtype, to,
+                    s->count, s->displ, s->rowtype, 0, d->comm);
+    }
     d->comm_ms += dist_now() - t;
     if (d->rank) d->sent_bytes += (double)(s->frames * frame);
     return d->st;
@@ -137,7 +142,8 @@ static void destroy(void *state) {
     rt_part *s = state;
     if (!s) return;
     co_buffer_free(s->scene), co_buffer_free(s->world), co_buffer_free(s->image);
-    free(s->host), free(s->count), free(s->displ);
+    dist_host_free(s->host);
+    free(s->count), free(s->displ);
     if (s->rowtype != MPI_DATATYPE_NULL) MPI_Type_free(&s->rowtype);
     free(s);
 }
