@@ -37,7 +37,7 @@ sizes() {
     collider) # the default's density (20000 balls in 800 x 600), 10 steps (f64 reference)
         echo "--balls $((25000 * S * S * np)) --width $((900 * S)) --height $((700 * S * np)) --steps 10" ;;
     raytrace) echo "--width $((960 * S)) --height $((270 * S * np))" ;;
-    reduce) echo "--n $((1 << 23) * S * S * np)" ;;
+    reduce) echo "--n $(((1 << 23) * S * S * np))" ;;
     esac
 }
 

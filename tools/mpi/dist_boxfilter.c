@@ -170,7 +170,7 @@ static void destroy(void *state) {
 
 const dist_workload dist_boxfilter = {
     .name = "boxfilter",
-    .how = "row blocks with r rows of halo each side (from several ranks where r is larger)",
+    .how = "row blocks, r rows of halo each side (from several ranks if r is larger)",
     .setup = setup,
     .run = run,
     .gather = gather,

@@ -374,8 +374,7 @@ static void destroy(void *state) {
 
 const dist_workload dist_collider = {
     .name = "collider",
-    .how = "the box in strips; ghost balls within 2 r_max and migrating balls exchanged each "
-           "step",
+    .how = "strips; ghosts within 2 r_max and migrating balls exchanged each step",
     .setup = setup,
     .run = run,
     .gather = gather,

@@ -291,8 +291,11 @@ static co_status gather(dist *d, void *state, co_problem *whole) {
 static void describe(dist *d, void *state, char *out, size_t len) {
     (void)d;
     const gemm_part *g = state;
-    snprintf(out, len, "C rows %zu-%zu x columns %zu-%zu (%zu x %zu), %zu panels", g->m0,
-             g->m0 + g->ml, g->n0, g->n0 + g->nl, g->ml, g->nl, g->npieces);
+    if (!g->ml || !g->nl)
+        snprintf(out, len, "no part of C (%zu x %zu), %zu panels", g->ml, g->nl, g->npieces);
+    else
+        snprintf(out, len, "C rows %zu-%zu x columns %zu-%zu, %zu panels", g->m0, g->m0 + g->ml - 1,
+                 g->n0, g->n0 + g->nl - 1, g->npieces);
 }
 
 static void destroy(void *state) {
@@ -316,8 +319,7 @@ static void destroy(void *state) {
 
 const dist_workload dist_gemm = {
     .name = "gemm",
-    .how = "SUMMA on an R x C grid, each panel's broadcast overlapped with the last one's "
-           "multiply",
+    .how = "SUMMA on an R x C grid; the next panel's broadcast overlaps the multiply",
     .setup = setup,
     .run = run,
     .gather = gather,

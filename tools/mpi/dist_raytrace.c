@@ -150,7 +150,7 @@ static void destroy(void *state) {
 
 const dist_workload dist_raytrace = {
     .name = "raytrace",
-    .how = "the frame in bands of rows, rendered by each rank, gathered into rank 0's frame",
+    .how = "bands of rows, rendered on each rank, gathered into rank 0's frame",
     .setup = setup,
     .run = run,
     .gather = gather,

@@ -81,7 +81,7 @@ static void destroy(void *state) {
 
 const dist_workload dist_reduce = {
     .name = "reduce",
-    .how = "x in blocks, co_reduce_sum of each, then MPI_Allreduce of the partial sums",
+    .how = "blocks, co_reduce_sum of each, MPI_Allreduce of the partial sums",
     .setup = setup,
     .run = run,
     .gather = gather,

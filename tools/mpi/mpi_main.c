@@ -61,6 +61,9 @@ static const char usage[] =
     "  --json            one document (docs/results-format.md) with the ranks and devices\n"
     "  -o FILE           the JSON document to FILE as well\n"
     "  workload options: as 'coalesce run' takes them ('coalesce list WORKLOAD')\n"
+    "An error is one line from rank 0 naming the failing rank; every rank exits with\n"
+    "coalesce's codes (0 ok, 1 failed or wrong, 2 usage, 3 skipped). docs/MPI.md: how\n"
+    "each workload is split and what to expect of it on several GPUs.\n"
     "workloads:\n";
 
 typedef struct args {
@@ -183,6 +186,11 @@ static int parse(int argc, char **argv, args *a) {
         if (!len || len >= sizeof name) return usage_error("unknown option '%s'", arg);
         memcpy(name, arg + 2, len);
         name[len] = 0;
+        if (!strcmp(name, "param") || !strcmp(name, "local") || !strcmp(name, "untuned") ||
+            !strcmp(name, "csv"))
+            return usage_error("--%s is coalesce run's: the distributed runs take the variants' "
+                               "default tunables and work-groups, and print text or --json",
+                               name);
         if (!strcmp(name, "json") || !strcmp(name, "no-verify")) {
             if (eq) return usage_error("option --%s takes no value, got '%s'", name, arg);
             if (!run) return usage_error("%s takes only --device", a->command);
@@ -470,13 +478,11 @@ static int cmd_run(run_state *rs, int threads) {
     const dist_workload *dw = rs->dw;
     open_whole(rs);
     if (failed(d)) return tools_exit_code(d->st);
-    const double t_setup = dist_now();
     dist_ok(d, dw->setup(d, d->rank == 0 ? rs->whole : NULL, &rs->part));
     if (failed(d)) return tools_exit_code(d->st);
     char part[96] = "";
     if (dw->describe) dw->describe(d, rs->part, part, sizeof part);
     rank_info *all = gather_ranks(d, threads, part);
-    (void)t_setup;
     stats *s = calloc(1, sizeof *s);
     if (!s) dist_ok(d, co_fail(CO_ERR_NOMEM, "out of host memory"));
     if (failed(d)) {
