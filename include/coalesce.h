@@ -630,6 +630,11 @@ CO_API void co_buffer_free(co_buffer *buf);
  * the size; CO_ERR_DEVICE: the transfer failed. */
 CO_API co_status co_buffer_upload(co_buffer *buf, const void *src, size_t bytes);
 CO_API co_status co_buffer_download(co_buffer *buf, void *dst, size_t bytes);
+/* The same `offset` bytes into the buffer (rows of an image, a halo): one
+ * copy each. CO_ERR_INVALID: as above, or offset + bytes past the buffer's
+ * size; CO_ERR_UNSUPPORTED: a device that copies whole buffers only. */
+CO_API co_status co_buffer_write(co_buffer *buf, size_t offset, const void *src, size_t bytes);
+CO_API co_status co_buffer_read(co_buffer *buf, size_t offset, void *dst, size_t bytes);
 /* Its size in bytes, and its device index; 0 (co_last_error set) for NULL. */
 CO_API size_t co_buffer_size(const co_buffer *buf);
 CO_API size_t co_buffer_device(const co_buffer *buf);

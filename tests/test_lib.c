@@ -63,6 +63,44 @@ static void fetch(co_buffer *b, void *host, size_t bytes) {
     co_buffer_free(b);
 }
 
+/* ---- buffers: parts at an offset ---- */
+
+/* Bytes written at offsets (odd ones, a piece straddling another's end) read
+ * back at others, whole and in pieces; each counted as one copy. */
+static void test_buffer_ranges(co_context *ctx, size_t dev, const char *spec) {
+    enum { N = 4099 };
+    unsigned char *src = malloc(N), *got = malloc(N);
+    co_buffer *b = NULL;
+    if (!src || !got || co_buffer_create(ctx, dev, N, &b)) {
+        check(false, "%s: a buffer of %d bytes", spec, N);
+        free(src), free(got);
+        return;
+    }
+    for (size_t i = 0; i < N; i++) src[i] = (unsigned char)(urand() * 256);
+    co_copy_stats before, after;
+    co_context_copies(ctx, &before);
+    static const size_t cuts[] = {0, 3, 1000, 1001, 2048, 4095, N};
+    bool ok = true;
+    for (size_t i = 0; i + 1 < sizeof cuts / sizeof cuts[0]; i++)
+        ok &= co_buffer_write(b, cuts[i], src + cuts[i], cuts[i + 1] - cuts[i]) == CO_OK;
+    memset(got, 0, N);
+    ok &= co_buffer_download(b, got, N) == CO_OK && !memcmp(got, src, N);
+    check(ok, "%s: co_buffer_write at 6 offsets, the whole read back", spec);
+    memset(got, 0, N);
+    ok = co_buffer_read(b, 1, got + 1, 4097) == CO_OK && co_buffer_read(b, 0, got, 1) == CO_OK &&
+         co_buffer_read(b, 4098, got + 4098, 1) == CO_OK && !memcmp(got, src, N);
+    check(ok, "%s: co_buffer_read at offsets 1, 0 and the last byte", spec);
+    co_context_copies(ctx, &after);
+    check(after.uploads - before.uploads == 6 && after.downloads - before.downloads == 4 &&
+              after.upload_bytes - before.upload_bytes == N &&
+              after.download_bytes - before.download_bytes == 2 * N,
+          "%s: each part counted as one copy (%llu uploads, %llu downloads)", spec,
+          (unsigned long long)(after.uploads - before.uploads),
+          (unsigned long long)(after.downloads - before.downloads));
+    co_buffer_free(b);
+    free(src), free(got);
+}
+
 /* ---- gemm ---- */
 
 static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
@@ -609,6 +647,13 @@ static void test_bad(co_context *ctx, size_t ndev, const size_t *host, size_t nh
     BAD(co_buffer_upload(small, x, 9), "bytes");
     BAD(co_buffer_upload(NULL, x, 4), "buf");
     BAD(co_buffer_download(small, NULL, 4), "dst");
+    BAD(co_buffer_write(small, 9, x, 1), "offset 9 is past");
+    BAD(co_buffer_write(small, 4, x, 5), "from offset 4");
+    BAD(co_buffer_write(small, 2, x, 0), "bytes is 0");
+    BAD(co_buffer_write(NULL, 0, x, 4), "buf");
+    BAD(co_buffer_read(small, 8, y, 1), "bytes is 1, the buffer holds 0 from offset 8");
+    BAD(co_buffer_read(small, SIZE_MAX, y, 1), "past");
+    BAD(co_buffer_read(small, 1, NULL, 4), "dst");
     co_fail_clear();
     check(co_buffer_size(NULL) == 0 && strstr(co_last_error(), "buf"), "co_buffer_size(NULL)");
     BAD(co_copy(NULL, 0, NULL, 4, co_mem_host(x), co_mem_host(y)), "ctx");
@@ -809,6 +854,7 @@ int main(int argc, char **argv) {
         if (only && strcmp(only, spec)) continue;
         printf("device %s (%s)\n", spec, co_device_get(ctx, d)->name);
         fflush(stdout);
+        test_buffer_ranges(ctx, d, spec);
         test_sgemm_ex(ctx, d, spec);
         test_copy_reduce(ctx, d, spec);
         test_grayscale(ctx, d, spec);

@@ -63,6 +63,10 @@ typedef struct co_backend {
     void (*free)(co_device *dev, co_buf *buf);
     co_status (*upload)(co_device *dev, co_buf *dst, const void *src, size_t bytes);
     co_status (*download)(co_device *dev, void *dst, co_buf *src, size_t bytes);
+    /* The same `offset` bytes into the buffer (co_buffer_write/read: an MPI
+     * halo); optional (NULL: only whole-buffer copies, from the start). */
+    co_status (*write)(co_device *dev, co_buf *dst, size_t offset, const void *src, size_t bytes);
+    co_status (*read)(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes);
     /* Optional (NULL: the API has none): page-locked host memory, which
      * upload and download move at the bus's full speed. *host is where
      * the caller reads and writes it until pinned_free. */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "workloads/gemm.h"
+#include "core/call.h"
 /* The ray tracer's scene layout (RT_EYE, RT_SPHERES, RT_SW, ...) is defined
  * by its kernel source, included here for that alone. */
 #define CO_HOST_C 1
@@ -102,15 +103,22 @@ static void *host_alloc(size_t bytes, bool zero) {
     return p;
 }
 
+static void count_copy(api_state *a, bool upload, size_t bytes) {
+    if (upload)
+        a->copies.uploads++, a->copies.upload_bytes += bytes;
+    else
+        a->copies.downloads++, a->copies.download_bytes += bytes;
+}
+
 static co_status up(api_state *a, co_device *dev, co_buf *dst, const void *src, size_t bytes) {
     co_status st = dev->backend->upload(dev, dst, src, bytes);
-    if (!st) a->copies.uploads++, a->copies.upload_bytes += bytes;
+    if (!st) count_copy(a, true, bytes);
     return st;
 }
 
 static co_status down(api_state *a, co_device *dev, void *dst, co_buf *src, size_t bytes) {
     co_status st = dev->backend->download(dev, dst, src, bytes);
-    if (!st) a->copies.downloads++, a->copies.download_bytes += bytes;
+    if (!st) count_copy(a, false, bytes);
     return st;
 }
 
@@ -170,33 +178,55 @@ void co_buffer_free(co_buffer *b) {
     unlock(a);
 }
 
-static co_status transfer(const char *fn, co_buffer *b, void *host, size_t bytes, bool upload) {
+/* bytes between host memory and the buffer, `offset` bytes into it. */
+static co_status transfer(const char *fn, co_buffer *b, void *host, size_t offset, size_t bytes,
+                          bool upload) {
     if (!b) return co_fail(CO_ERR_INVALID, "%s: buf is NULL", fn);
     if (!host) return co_fail(CO_ERR_INVALID, "%s: %s is NULL", fn, upload ? "src" : "dst");
-    if (!bytes || bytes > b->bytes)
+    if (offset > b->bytes)
+        return co_fail(CO_ERR_INVALID, "%s: offset %zu is past the buffer's %zu bytes", fn, offset,
+                       b->bytes);
+    if ((!bytes || bytes > b->bytes) && !offset)
         return co_fail(CO_ERR_INVALID, "%s: bytes is %zu, the buffer holds %zu (1 to %zu)", fn,
                        bytes, b->bytes, b->bytes);
+    if (!bytes || bytes > b->bytes - offset)
+        return co_fail(CO_ERR_INVALID, "%s: bytes is %zu, the buffer holds %zu from offset %zu", fn,
+                       bytes, b->bytes - offset, offset);
     api_state *a = lock(b->ctx);
     co_status st = CO_OK;
-    if (b->buf) {
+    if (b->buf && !offset) {
         st = upload ? up(a, b->dev, b->buf, host, bytes) : down(a, b->dev, host, b->buf, bytes);
+    } else if (b->buf) {
+        const co_backend *be = b->dev->backend;
+        if (upload ? !be->write : !be->read)
+            st = co_fail(CO_ERR_UNSUPPORTED, "%s: %s copies whole buffers only (offset %zu)", fn,
+                         b->dev->info.spec, offset);
+        else if (!(st = upload ? be->write(b->dev, b->buf, offset, host, bytes)
+                               : be->read(b->dev, host, b->buf, offset, bytes)))
+            count_copy(a, upload, bytes);
     } else { /* host devices: a copy all the same, counted as one */
-        memcpy(upload ? b->host : host, upload ? host : b->host, bytes);
-        if (upload)
-            a->copies.uploads++, a->copies.upload_bytes += bytes;
-        else
-            a->copies.downloads++, a->copies.download_bytes += bytes;
+        unsigned char *mem = (unsigned char *)b->host + offset;
+        memcpy(upload ? mem : host, upload ? host : mem, bytes);
+        count_copy(a, upload, bytes);
     }
     unlock(a);
     return st;
 }
 
 co_status co_buffer_upload(co_buffer *b, const void *src, size_t bytes) {
-    return transfer("co_buffer_upload", b, (void *)src, bytes, true);
+    return transfer("co_buffer_upload", b, (void *)src, 0, bytes, true);
 }
 
 co_status co_buffer_download(co_buffer *b, void *dst, size_t bytes) {
-    return transfer("co_buffer_download", b, dst, bytes, false);
+    return transfer("co_buffer_download", b, dst, 0, bytes, false);
+}
+
+co_status co_buffer_write(co_buffer *b, size_t offset, const void *src, size_t bytes) {
+    return transfer("co_buffer_write", b, (void *)src, offset, bytes, true);
+}
+
+co_status co_buffer_read(co_buffer *b, size_t offset, void *dst, size_t bytes) {
+    return transfer("co_buffer_read", b, dst, offset, bytes, false);
 }
 
 size_t co_buffer_size(const co_buffer *b) {
@@ -1418,4 +1448,29 @@ void co_raytracer_destroy(co_raytracer *rt) {
     api_state *a = lock(rt->ctx);
     rt_free(rt);
     unlock(a);
+}
+
+/* ---- for the code built on the library (src/core/call.h) ---- */
+
+void *co_buffer_host(const co_buffer *b) { return b ? b->host : NULL; }
+co_buf *co_buffer_buf(const co_buffer *b) { return b ? b->buf : NULL; }
+co_device *co_buffer_dev(const co_buffer *b) { return b ? b->dev : NULL; }
+
+co_status co_call(co_context *ctx, size_t device, const char *workload, const char *variant,
+                  const co_option *opts, size_t nopts, const co_mem *mems, size_t nmems) {
+    static const char *const fn = "co_call";
+    ARG(!ctx || !workload, "%s: %s is NULL", fn, !ctx ? "ctx" : "workload");
+    ARG(nmems && !mems, "%s: mems is NULL with nmems = %zu", fn, nmems);
+    api_state *a = lock(ctx);
+    call c;
+    co_status st = call_begin(&c, fn, ctx, a, device, workload, variant, opts, nopts);
+    if (!st && nmems > c.p.narrays)
+        st = co_fail(CO_ERR_INVALID, "%s: %zu operands, %s has %zu arrays", fn, nmems, workload,
+                     c.p.narrays);
+    for (size_t i = 0; !st && i < nmems; i++)
+        if (mems[i].buf || mems[i].host) st = bind(&c, i, mems[i], c.p.arrays[i].name);
+    if (!st) st = call_run(&c, true);
+    st = call_end(&c, st);
+    unlock(a);
+    return st;
 }

@@ -471,26 +471,35 @@ static void buf_free(co_device *dev, co_buf *buf) {
     free(buf);
 }
 
-static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
-    if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
-                   buf->bytes, dev->info.spec);
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t offset, size_t bytes) {
+    if (offset <= buf->bytes && bytes <= buf->bytes - offset) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes at %zu into a %zu-byte buffer on %s",
+                   bytes, offset, buf->bytes, dev->info.spec);
+}
+
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, dst, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr + offset, src, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
+}
+
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, src, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr + offset, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
 }
 
 static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, dst, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr, src, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return write_at(dev, dst, 0, src, bytes);
 }
 
 static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, src, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Page-locked host memory: DMA straight from it, no staging copy. */
@@ -1014,7 +1023,7 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
                           .dstArray = dst->array,
                           .WidthInBytes = dst->width * dst->pixel_bytes,
                           .Height = dst->height};
-    co_status st = check_size(dev, src, dst->width * dst->height * dst->pixel_bytes);
+    co_status st = check_size(dev, src, 0, dst->width * dst->height * dst->pixel_bytes);
     if (!st) st = co_cuda_timer_start(dev);
     if (!st) st = CU(Memcpy2DAsync, (&copy, d->stream));
     return st ? st : co_cuda_timer_stop(dev, ms);
@@ -1205,7 +1214,7 @@ static void offline_free(co_device *dev, co_buf *buf) {
 }
 
 static co_status offline_copy(co_device *dev, co_buf *buf, size_t bytes) {
-    return check_size(dev, buf, bytes);
+    return check_size(dev, buf, 0, bytes);
 }
 static co_status offline_upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
     (void)src;
@@ -1326,6 +1335,8 @@ static const co_backend cuda_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,

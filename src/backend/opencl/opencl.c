@@ -222,16 +222,25 @@ static void buf_free(co_device *dev, co_buf *b) {
     free(b);
 }
 
-static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, offset, bytes, src, 0, NULL, NULL));
     return CO_OK;
 }
 
-static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL));
     return CO_OK;
+}
+
+static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    return write_at(dev, dst, 0, src, bytes);
+}
+
+static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Pinned host memory, the usual OpenCL idiom: a buffer the runtime
@@ -731,6 +740,8 @@ static const co_backend backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,

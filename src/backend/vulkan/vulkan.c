@@ -351,10 +351,10 @@ static void buf_free(co_device *dev, co_buf *buf) {
     free(buf);
 }
 
-static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
-    if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
-                   buf->bytes, dev->info.spec);
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t offset, size_t bytes) {
+    if (offset <= buf->bytes && bytes <= buf->bytes - offset) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes at %zu into a %zu-byte buffer on %s",
+                   bytes, offset, buf->bytes, dev->info.spec);
 }
 
 /* The staging buffer, made on the first copy through it. */
@@ -374,24 +374,25 @@ static co_status staging(co_device *dev) {
     return CO_OK;
 }
 
-/* Copy between the host and a buffer: directly where it is mapped, else
- * through the staging buffer a piece at a time. */
-static co_status transfer(co_device *dev, co_buf *buf, void *host, size_t bytes, bool up) {
+/* Copy between the host and a buffer at `at` bytes into it: directly where
+ * it is mapped, else through the staging buffer a piece at a time. */
+static co_status transfer(co_device *dev, co_buf *buf, size_t at, void *host, size_t bytes,
+                          bool up) {
     vk_device *d = dev->impl;
-    co_status st = check_size(dev, buf, bytes);
+    co_status st = check_size(dev, buf, at, bytes);
     if (st || !bytes) return st;
     if (buf->mapped) {
         if (up)
-            memcpy(buf->mapped, host, bytes);
+            memcpy((char *)buf->mapped + at, host, bytes);
         else
-            memcpy(host, buf->mapped, bytes);
+            memcpy(host, (char *)buf->mapped + at, bytes);
         return CO_OK;
     }
     if ((st = staging(dev))) return st;
     for (size_t off = 0; off < bytes; off += STAGING_BYTES) {
         const size_t n = bytes - off < STAGING_BYTES ? bytes - off : STAGING_BYTES;
         const VkBufferCopy region = {
-            .srcOffset = up ? 0 : off, .dstOffset = up ? off : 0, .size = n};
+            .srcOffset = up ? 0 : at + off, .dstOffset = up ? at + off : 0, .size = n};
         if (up) memcpy(d->staging_ptr, (char *)host + off, n);
         if ((st = cmd_begin(d))) return st;
         vk.CmdCopyBuffer(d->cmd, up ? d->staging : buf->buffer, up ? buf->buffer : d->staging, 1,
@@ -403,11 +404,20 @@ static co_status transfer(co_device *dev, co_buf *buf, void *host, size_t bytes,
 }
 
 static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
-    return transfer(dev, dst, (void *)src, bytes, true);
+    return transfer(dev, dst, 0, (void *)src, bytes, true);
 }
 
 static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
-    return transfer(dev, src, dst, bytes, false);
+    return transfer(dev, src, 0, dst, bytes, false);
+}
+
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
+    return transfer(dev, dst, offset, (void *)src, bytes, true);
+}
+
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
+    return transfer(dev, src, offset, dst, bytes, false);
 }
 
 /* ---- probe and release ------------------------------------------------- */
@@ -1061,8 +1071,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
 
 co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
     vk_device *d = dev->impl;
-    co_status st = check_size(dev, src, bytes);
-    if (!st) st = check_size(dev, dst, bytes);
+    co_status st = check_size(dev, src, 0, bytes);
+    if (!st) st = check_size(dev, dst, 0, bytes);
     if (st || !bytes) return st;
     const bool stamps = d->timestamps != VK_NULL_HANDLE;
     const VkBufferCopy region = {.size = bytes};
@@ -1242,6 +1252,8 @@ static const co_backend vulkan_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
