@@ -24,6 +24,11 @@
 #include "tools.h"
 #include "tune_cmd.h"
 
+#ifndef COALESCE_MPI_STATUS /* set by CMake: coalesce-mpi built, or why not */
+#define COALESCE_MPI_STATUS ""
+#define COALESCE_MPI_REASON "this build was not configured by CMake"
+#endif
+
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
 enum {
     EXIT_OK = 0,           /* every result verified */
@@ -70,7 +75,8 @@ static const char usage[] =
     "                               report fractions of them. Kept figures are not replaced by\n"
     "                               much lower ones (a busy machine) unless --force\n"
     "  il WORKLOAD [options]        what the compiler made of a variant's kernels: PTX, SASS,\n"
-    "                               PoCL's IR; resources, instruction mix (coalesce il --help)\n"
+    "                               PoCL's IR, SPIR-V; resources, instruction mix (--show F\n"
+    "                               picks the format; coalesce il --help)\n"
     "  compare A.json B.json        two result files side by side: each ratio, changes beyond\n"
     "                               the runs' own spread flagged\n"
     "  report FILE.json... -o F.html  one self-contained HTML page: rooflines, variant\n"
@@ -128,29 +134,9 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report a Ctrl-C */
 
-static int exit_code(co_status st) {
-    switch (st) {
-    case CO_OK: return EXIT_OK;
-    case CO_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
-    case CO_ERR_INVALID: return EXIT_USAGE;
-    case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
-    default: return EXIT_FAILED;
-    }
-}
-
 static int fail(co_status st) {
     fprintf(stderr, "coalesce: %s\n", co_last_error());
-    return exit_code(st);
-}
-
-/* Strictly a decimal number, within [min, max]. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, NULL, 10);
-    if (errno == ERANGE || x < min || x > max) return false;
-    *out = x;
-    return true;
+    return tools_exit_code(st);
 }
 
 static bool parse_local(const char *s, size_t local[3]) {
@@ -164,7 +150,7 @@ static bool parse_local(const char *s, size_t local[3]) {
     size_t d = 0;
     for (char *save = NULL, *t = strtok_r(buf, "x", &save); t; t = strtok_r(NULL, "x", &save)) {
         uint64_t v;
-        if (d == 3 || !parse_u64(t, 1, 1u << 20, &v)) return false;
+        if (d == 3 || !tools_parse_u64(t, 1, 1u << 20, &v)) return false;
         local[d++] = (size_t)v;
     }
     return d > 0;
@@ -313,15 +299,15 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
     else if (!strcmp(name, "variant"))
         c->variants = value;
     else if (!strcmp(name, "reps")) {
-        if (!parse_u64(value, 1, 1000, &v))
+        if (!tools_parse_u64(value, 1, 1000, &v))
             return usage_error("--reps must be an integer in [1, 1000], got '%s'", value);
         c->reps = (unsigned)v;
     } else if (!strcmp(name, "warmup")) {
-        if (!parse_u64(value, 0, 100, &v))
+        if (!tools_parse_u64(value, 0, 100, &v))
             return usage_error("--warmup must be an integer in [0, 100], got '%s'", value);
         c->warmup = (unsigned)v;
     } else if (!strcmp(name, "seed")) {
-        if (!parse_u64(value, 0, UINT64_MAX, &v))
+        if (!tools_parse_u64(value, 0, UINT64_MAX, &v))
             return usage_error("--seed must be an integer in [0, 18446744073709551615] (2^64-1), "
                                "got '%s'",
                                value);
@@ -809,7 +795,7 @@ static int cmd_run(co_context *ctx, cli *c) {
         fprintf(stderr, "coalesce: %s\n", stopped);
         return EXIT_INTERRUPTED;
     }
-    return exit_code(worst);
+    return tools_exit_code(worst);
 }
 
 static bool variant_selected(const char *list, const char *name) {
@@ -1168,20 +1154,6 @@ static int cmd_list(const cli *c) {
     return 0;
 }
 
-/* Several thread pools share the cores of one process: OpenMP (omp
- * variants, references), OpenBLAS, PoCL. A pool that spins while idle
- * steals the cores from the next one measured (OpenBLAS spins ~2^28 cycles
- * after each call), so the tool asks each to sleep when idle. The runtimes
- * read these variables when they load, so the tool re-executes itself once
- * with them set; a variable the user set is left alone. */
-static void quiet_thread_pools(char **argv) {
-    if (getenv("COALESCE_POOLS_SET")) return;
-    setenv("OMP_WAIT_POLICY", "passive", 0);
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-    setenv("COALESCE_POOLS_SET", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: carry on as we are */
-}
-
 static bool workload_takes(const char *workload, const char *option, size_t len) {
     const char *o;
     for (size_t i = 0; (o = co_workload_option(workload, i, NULL, NULL)); i++)
@@ -1266,7 +1238,7 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
 }
 
 int main(int argc, char **argv) {
-    quiet_thread_pools(argv);
+    tools_quiet_thread_pools(argv);
     results_set_argv(argc, argv);
     if (argc < 2)
         return usage_error("no command given: use devices, list, run, bench, peak, il, tune, "
@@ -1312,6 +1284,11 @@ int main(int argc, char **argv) {
     if (command->bit == CMD_DEVICES) {
         if (c.json) {
             cJSON *doc = results_devices_doc(ctx);
+            cJSON *mpi = cJSON_AddObjectToObject(doc, "mpi"); /* coalesce-mpi, built or why not */
+            cJSON_AddBoolToObject(mpi, "available", COALESCE_MPI_STATUS[0] != 0);
+            cJSON_AddStringToObject(mpi, COALESCE_MPI_STATUS[0] ? "tool" : "reason",
+                                    COALESCE_MPI_STATUS[0] ? COALESCE_MPI_STATUS
+                                                           : COALESCE_MPI_REASON);
             if (!results_print(stdout, doc)) {
                 fprintf(stderr, "coalesce: out of memory\n");
                 rc = EXIT_FAILED;
@@ -1319,6 +1296,10 @@ int main(int argc, char **argv) {
             cJSON_Delete(doc);
         } else {
             report_devices(stdout, ctx);
+            if (COALESCE_MPI_STATUS[0])
+                printf("%-9s %s\n", "mpi", COALESCE_MPI_STATUS);
+            else
+                printf("%-9s unavailable: %s\n", "mpi", COALESCE_MPI_REASON);
         }
     } else if (command->bit == CMD_PEAK)
         rc = cmd_peak(ctx, &c);

@@ -194,12 +194,18 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
         (st = co_capture_launch(job->capture, kernel, dims, g, l, all_local - local_mem)))
         return st;
     double ms = 0;
-    st = job->dev->backend->launch(job->dev, kernel, dims, g, l, nargs, args, &ms);
+    st = job->dev->backend->launch(job->dev, kernel, dims, g, l, nargs, args,
+                                   job->queued ? NULL : &ms);
     job->kernel_ms += ms;
     return st;
 }
 
 void co_job_add_time(co_job *job, double ms) { job->kernel_ms += ms; }
+
+co_status co_job_finish(co_job *job) {
+    const co_backend *b = job->dev->backend;
+    return job->queued && b->finish ? b->finish(job->dev) : CO_OK;
+}
 
 /* ---- progress ---- */
 
@@ -472,6 +478,7 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
                            dev->info.spec);
         }
     }
+    if (host <= 0) return CO_OK; /* a library call on device buffers: /proc/meminfo unread */
     double limit;
     const char *source;
     co_status st = host_limit(&limit, &source);
