@@ -18,9 +18,11 @@
  * search; the winner must beat the default timed again beside it. */
 #include <cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/jsonfile.h"
@@ -142,13 +144,36 @@ static cJSON *db_read(const char *path, char *why, size_t len) {
     return valid;
 }
 
+/* The database as last read, kept while its file is the same (path, inode,
+ * size, modification time: a write renames a new file in), so that a
+ * library call looks it up with a stat, not a parse. */
+static struct {
+    pthread_mutex_t lock;
+    char path[1024];
+    struct stat st;
+    cJSON *entries; /* NULL: none read */
+} db_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool same_file(const struct stat *a, const struct stat *b) {
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
                     const co_problem *p, long *params, bool *have, size_t local[3]) {
     char path[1024], why[200], cls[256];
     for (size_t i = 0; i < var->nparams; i++) have[i] = false;
     local[0] = local[1] = local[2] = 0;
-    if (co_tune_db_path(path, sizeof path)) return false;
-    cJSON *entries = db_read(path, why, sizeof why), *e, *found = NULL;
+    struct stat st;
+    if (co_tune_db_path(path, sizeof path) || stat(path, &st)) return false; /* no database */
+    pthread_mutex_lock(&db_cache.lock);
+    if (!db_cache.entries || strcmp(db_cache.path, path) || !same_file(&db_cache.st, &st)) {
+        cJSON_Delete(db_cache.entries);
+        db_cache.entries = db_read(path, why, sizeof why);
+        snprintf(db_cache.path, sizeof db_cache.path, "%s", path);
+        db_cache.st = st;
+    }
+    const cJSON *entries = db_cache.entries, *e, *found = NULL;
     size_class(p, cls, sizeof cls);
     cJSON_ArrayForEach(e, entries) if (matches(e, dev, wl->name, var->name, cls)) found = e;
     bool any = false;
@@ -169,7 +194,7 @@ bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_varian
         for (int d = 0; d < 3; d++) local[d] = (size_t)cJSON_GetArrayItem(lv, d)->valuedouble;
         any |= local[0] > 0;
     }
-    cJSON_Delete(entries);
+    pthread_mutex_unlock(&db_cache.lock);
     return any;
 }
 
