@@ -379,8 +379,10 @@ CO_API co_status co_peak_cache_path(char *out, size_t len);
  * candidate built, run, verified and timed as co_run does (warm-up,
  * repetitions, median). One that fails to build, launch or verify is kept
  * with its status and never chosen. The default configuration is always
- * the first candidate, and at the end the best and the default are timed
- * again side by side: the best is chosen only if it is faster there. The
+ * the first candidate (the database's choice for the same key, from an
+ * earlier search, follows it: never cut by the budget), and at the end the
+ * best and the default are timed again side by side: the best is chosen
+ * only if it is faster there. The
  * choice is kept in the tuning database (co_tune_db_path), keyed by the
  * device (backend, name, driver), workload, variant and size class (each
  * size of 64 or more rounded to the nearest power of two), and co_run uses
@@ -489,6 +491,10 @@ CO_API co_status co_tune_db_export(const char *file, size_t *count);
 CO_API co_status co_tune_db_import(const char *file, size_t *count);
 
 /* ---- direct calls on caller data -------------------------------------- */
+
+/* Every call below runs its variant with the tuning database's values for
+ * the device, variant and size class where it has some (coalesce tune),
+ * else the variant's defaults. */
 
 /* C = A * B, row-major float32: A is m x k, B is k x n, C is m x n.
  * variant NULL picks the device's default. Host pointers in and out.

@@ -833,6 +833,51 @@ static void test_threads(co_context *shared, size_t device, const char *spec) {
     }
 }
 
+/* The calls use the tuning database's values (coalesce tune) where it has
+ * some for the device, variant and size class: an entry with gemm tiled's
+ * TS = 128 (a 128x128 work-group, over every device's limit) makes a call
+ * fail with the limit, which it does not without the entry. A cache
+ * directory of its own: the other tests' stays as it is. */
+static void test_tuned(co_context *ctx, size_t dev, const char *spec) {
+    const co_device_info *info = co_device_get(ctx, dev);
+    if (!co_variant_runs_on(ctx, "gemm", "tiled", dev, NULL)) return;
+    const char *old = getenv("COALESCE_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL, dir[] = "/tmp/coalesce-test-lib-XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        check(false, "%s tuned: mkdtemp", spec);
+        free(saved);
+        return;
+    }
+    setenv("COALESCE_CACHE_DIR", dir, 1);
+    static float a[48 * 48], b[48 * 48], c[48 * 48];
+    for (int i = 0; i < 48 * 48; i++) a[i] = 1.0f + (float)(i % 7), b[i] = 2.0f - (float)(i % 5);
+    check(co_sgemm(ctx, dev, "tiled", 32, 32, 32, a, b, c) == CO_OK, "%s: sgemm tiled, untuned: %s",
+          spec, co_last_error());
+    snprintf(path, sizeof path, "%s/tune.json", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f,
+                "{\"coalesce_tune\": 1, \"entries\": [{\"backend\": \"%s\", \"device_name\": "
+                "\"%s\", \"driver\": \"%s\", \"workload\": \"gemm\", \"variant\": \"tiled\", "
+                "\"size_class\": \"k=32 m=32 n=32\", \"sizes\": \"m=32 n=32 k=32\", \"params\": "
+                "{\"TS\": 128}, \"local\": [0, 0, 0], \"median_ms\": 1, \"default_ms\": 1}]}\n",
+                info->backend, info->name, info->driver_version);
+        fclose(f);
+    }
+    const co_status st = co_sgemm(ctx, dev, "tiled", 32, 32, 32, a, b, c);
+    check(f && st == CO_ERR_LIMIT, "%s: sgemm tiled with the database's TS=128: %s (%s)", spec,
+          co_status_name(st), co_last_error());
+    check(co_sgemm(ctx, dev, "tiled", 32, 32, 48, a, b, c) == CO_OK,
+          "%s: sgemm tiled at another size class: the defaults (%s)", spec, co_last_error());
+    remove(path);
+    rmdir(dir);
+    if (saved)
+        setenv("COALESCE_CACHE_DIR", saved, 1);
+    else
+        unsetenv("COALESCE_CACHE_DIR");
+    free(saved);
+}
+
 int main(int argc, char **argv) {
     co_context *ctx;
     if (co_context_create(&ctx)) {
@@ -864,6 +909,7 @@ int main(int argc, char **argv) {
         test_check_mode(ctx, d, spec);
         test_pipeline(ctx, d, spec);
         test_threads(ctx, d, spec);
+        test_tuned(ctx, d, spec);
     }
     if (!only) test_rt_random(ctx, host[0]);
     test_bad(ctx, ndev, host, nhost, gpu, ngpu);

@@ -98,8 +98,9 @@ static const char usage[] =
     "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
     "  --seed S          inputs are random from this seed, 0 to 2^64-1 (default 1)\n"
     "  --json | --csv    machine-readable output (docs/results-format.md)\n"
-    "  -o FILE           run, bench, peak: the JSON document to FILE, rewritten as each result\n"
-    "                    ends (an interrupted bench keeps its rows); the table still printed\n"
+    "  -o FILE           run, bench, peak, tune: the JSON document to FILE, rewritten as each\n"
+    "                    result ends (an interrupted bench keeps its rows); the table still\n"
+    "                    printed\n"
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
@@ -157,9 +158,9 @@ static bool parse_local(const char *s, size_t local[3]) {
 
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
-#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
-#define CMD_WORK (CMD_RUN | CMD_BENCH)           /* these run workloads as they are */
-#define CMD_PROBLEM (CMD_WORK | CMD_TUNE)        /* these take a WORKLOAD and its options */
+#define CMD_WORK (CMD_RUN | CMD_BENCH)    /* these run workloads as they are */
+#define CMD_PROBLEM (CMD_WORK | CMD_TUNE) /* these take a WORKLOAD and its options */
+#define CMD_OUT (CMD_PROBLEM | CMD_PEAK)  /* these take -o FILE */
 static const struct command {
     const char *name;
     unsigned bit;
@@ -208,7 +209,8 @@ static const struct {
              "much lower ones (a busy machine) unless --force.\n"},
     {"tune",
      "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
-     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
+     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg]\n"
+     "       [--json] [-o FILE]\n"
      "       coalesce tune --list | --export FILE | --import FILE\n"
      "Search a variant's tunables and work-group within their ranges and the device's\n"
      "limits; every candidate is built, run and verified (one that fails is listed, never\n"
@@ -216,17 +218,21 @@ static const struct {
      "the default timed again beside it. Small spaces are searched whole, large ones\n"
      "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
      "to the tuning database (tune.json in the cache directory), which run and bench then\n"
-     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
+     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"
+     "  --json   one document (docs/results-format.md): a \"tune\" result per search with\n"
+     "           every candidate; with --list a \"tuned\" result per entry of the database\n"
+     "  -o FILE  the document to FILE, rewritten after each search (the tables still printed)\n"},
     {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
                 "Matches the results of two files (workload, variant, device, sizes) and prints\n"
                 "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
                 "spread ((median - min) / median of each, at least --threshold, default 0.02).\n"
                 "Exit 0; 1 if a file cannot be read.\n"},
     {"report", "usage: coalesce report FILE.json... -o REPORT.html [--image PNG]...\n"
-               "One self-contained HTML page (no network) from result files (run, bench, peak):\n"
-               "per device a roofline, each workload's variant ladder with each step's speedup,\n"
-               "CPU-vs-GPU speedups, the box filter's time against radius, the anchors side by\n"
-               "side, and the pictures given with --image (PNG, embedded).\n"},
+               "One self-contained HTML page (no network) from result files (run, bench, peak,\n"
+               "tune): per device a roofline, each workload's variant ladder with each step's\n"
+               "speedup, CPU-vs-GPU speedups, the box filter's time against radius, the anchors\n"
+               "side by side, each tune search's landscape, and the pictures given with --image\n"
+               "(PNG, embedded).\n"},
 };
 
 int coalesce_help(const char *name) {
@@ -364,8 +370,8 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-o")) {
             if (!(cmd->bit & CMD_OUT))
-                return usage_error("%s does not take -o: only run, bench and peak write a result "
-                                   "file",
+                return usage_error("%s does not take -o: only run, bench, peak and tune write a "
+                                   "result file",
                                    cmd->name);
             if (i + 1 >= argc || !argv[i + 1][0])
                 return usage_error("-o needs a FILE (the JSON document)");
@@ -1077,6 +1083,7 @@ static int cmd_tune(co_context *ctx, cli *c) {
         .preset = c->preset,
         .export_file = c->export_file,
         .import_file = c->import_file,
+        .out = c->out,
         .line_on = line.on,
         .line_show = line_show,
         .line_clear = line_clear,

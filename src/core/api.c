@@ -330,7 +330,9 @@ static co_status call_begin(call *c, const char *fn, co_context *ctx, api_state 
     c->job.prob = &c->p;
     c->job.queued = true;
     c->inited = true;
-    return c->wl->init(&c->p, opts, nopts);
+    st = c->wl->init(&c->p, opts, nopts);
+    if (!st) co_job_use_tuned(&c->job, c->wl, &c->p, &cfg); /* coalesce tune's, where kept */
+    return st;
 }
 
 static co_status temp(call *c, size_t bytes, co_buffer **out) {

@@ -320,6 +320,12 @@ const size_t *co_session_local(const co_session *s);
  * left out) and the work-group (zeros: none). False if there is none. */
 bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
                     const co_problem *p, long *params, bool *have, size_t local[3]);
+/* The tuning database's values for a job whose problem p is initialised
+ * (its sizes known), over its defaults but never over the tunables and
+ * work-group cfg gives: co_run (unless untuned) and the library calls. True
+ * if any was used. */
+bool co_job_use_tuned(co_job *job, const co_workload *wl, const co_problem *p,
+                      const co_run_config *cfg);
 
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */
