@@ -249,23 +249,30 @@ void main() {
 }
 
 #elif defined(ENTRY_rt_render)
-/* One pixel per invocation. Arguments (world, int n, nlights, width,
- * height, depth, frame, image). */
-layout(push_constant) uniform Args { int n, nlights, width, height, depth, frame; } args;
+/* One pixel per invocation, over a band of `rows` rows of the frame from
+ * row row0 (the whole frame: 0 and height); image holds the band's rows.
+ * Arguments (world, int n, nlights, width, height, depth, frame, row0,
+ * rows, image). */
+layout(push_constant) uniform Args {
+    int n, nlights, width, height, depth, frame, row0, rows;
+} args;
 CO_BUFFER(1, writeonly, uint, image)
 void main() {
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= args.width || y >= args.height) return;
-    image[(uint(args.frame) * uint(args.height) + uint(y)) * uint(args.width) + uint(x)] =
-        rt_pixel(args.n, args.nlights, args.width, args.height, args.depth, x, y);
+    if (x >= args.width || y >= args.rows) return;
+    image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
+        rt_pixel(args.n, args.nlights, args.width, args.height, args.depth, x, args.row0 + y);
 }
 
 #elif defined(ENTRY_rt_render_local)
 /* The seed's step: the work-group animates the spheres into shared memory
  * (each invocation moves some), then traces from there; group (0, 0) also
  * writes its copy out. Arguments (scene, world_out, int n, nlights, width,
- * height, depth, frame, float t, image). */
-layout(push_constant) uniform Args { int n, nlights, width, height, depth, frame; float t; } args;
+ * height, depth, frame, row0, rows, float t, image): a band as rt_render's. */
+layout(push_constant) uniform Args {
+    int n, nlights, width, height, depth, frame, row0, rows;
+    float t;
+} args;
 CO_BUFFER(1, writeonly, real, world_out)
 CO_BUFFER(2, writeonly, uint, image)
 void main() {
@@ -281,8 +288,8 @@ void main() {
     if (gl_WorkGroupID.x == 0 && gl_WorkGroupID.y == 0)
         for (int i = lid; i < RT_SPHERES + RT_SW * n; i += lsize) world_out[i] = WD(i);
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= args.width || y >= args.height) return;
-    image[(uint(args.frame) * uint(args.height) + uint(y)) * uint(args.width) + uint(x)] =
-        rt_pixel(n, args.nlights, args.width, args.height, args.depth, x, y);
+    if (x >= args.width || y >= args.rows) return;
+    image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
+        rt_pixel(n, args.nlights, args.width, args.height, args.depth, x, args.row0 + y);
 }
 #endif
