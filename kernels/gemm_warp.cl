@@ -198,29 +198,25 @@ CO_INLINE void warp_copy(CO_LOCAL_PTR float *as, CO_LOCAL_PTR float *bs,
     }
 }
 #else
+/* n (1 or 4) floats of a row from p into r[], zeros where !ok. */
+CO_INLINE void warp_fetch(float *r, int n, __global const float *p, int ok) {
+    if (n == 4) {
+        const float4 v = ok ? CO_LOAD4(p, 0) : CO_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
+        r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+    } else {
+        r[0] = ok ? *p : 0.0f;
+    }
+}
+
 /* Into registers ra[A_PER * VA] and rb[B_PER * VB] ... */
 CO_INLINE void warp_load(float *ra, float *rb, __global const float *pa, size_t sa, int a_rows,
                          int a_ok, __global const float *pb, size_t sb, int b_rows, int b_ok) {
 #pragma unroll
-    for (int c = 0; c < A_PER; c++) {
-        const int ok = a_ok && c * A_RS < a_rows;
-#if VA == 4
-        const float4 v = ok ? CO_LOAD4(pa + sa * c, 0) : CO_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
-        ra[4 * c] = v.x, ra[4 * c + 1] = v.y, ra[4 * c + 2] = v.z, ra[4 * c + 3] = v.w;
-#else
-        ra[c] = ok ? pa[sa * c] : 0.0f;
-#endif
-    }
+    for (int c = 0; c < A_PER; c++)
+        warp_fetch(ra + VA * c, VA, pa + sa * c, a_ok && c * A_RS < a_rows);
 #pragma unroll
-    for (int c = 0; c < B_PER; c++) {
-        const int ok = b_ok && c * B_RS < b_rows;
-#if VB == 4
-        const float4 v = ok ? CO_LOAD4(pb + sb * c, 0) : CO_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
-        rb[4 * c] = v.x, rb[4 * c + 1] = v.y, rb[4 * c + 2] = v.z, rb[4 * c + 3] = v.w;
-#else
-        rb[c] = ok ? pb[sb * c] : 0.0f;
-#endif
-    }
+    for (int c = 0; c < B_PER; c++)
+        warp_fetch(rb + VB * c, VB, pb + sb * c, b_ok && c * B_RS < b_rows);
 }
 
 /* ... and from them into the slot, A transposed. */

@@ -324,18 +324,19 @@ static size_t warp_tiles(const warp_shape *sh, size_t m, size_t n) {
            ((n + (size_t)sh->bn - 1) / (size_t)sh->bn);
 }
 
-/* SHAPE=0 and SPLITK=0: on GPUs the largest tile that still gives every
- * compute unit a work-group (128x128, 128x64, else 64x64), then split-K
+/* SHAPE=0 and SPLITK=0: the largest tile that still gives every compute
+ * unit a work-group (128x128, 128x64, else 64x64), then on GPUs split-K
  * until there are two work-groups a compute unit, each split at least 128
- * deep; on CPUs 64x64 tiles in 2 warps (64 work-items, as reg2d's PoCL
- * default). To be measured on the H200 (docs/results: the warp sweep). */
+ * deep. To be measured on the H200 (the warp sweep); on PoCL (2 cores,
+ * 512^2) 128x128 tiles ran 2-3x faster than reg2d's default, 64x64 ones
+ * 1.5-3x slower than 128x128 (a loaded machine, 2026-12-02). */
 static void warp_by_size(const co_device_info *info, size_t m, size_t n, size_t k, long *shape,
                          long *splits) {
     const size_t cus = info->compute_units ? info->compute_units : 1;
     if (!*shape) {
         static const int order[] = {1, 7, 9};
-        *shape = info->type == CO_DEVICE_GPU ? 9 : 10;
-        for (size_t i = 0; info->type == CO_DEVICE_GPU && i < sizeof order / sizeof *order; i++)
+        *shape = 9;
+        for (size_t i = 0; i < sizeof order / sizeof *order; i++)
             if (warp_tiles(&warp_shapes[order[i]], m, n) >= cus) {
                 *shape = order[i];
                 break;
@@ -381,11 +382,12 @@ static co_status run_warp(co_job *job) {
     const warp_shape *sh = &warp_shapes[shape];
     const size_t nt = 32 * (size_t)(sh->bm / sh->wm) * (size_t)(sh->bn / sh->wn);
     /* By backend: CUDA copies with cp.async, 16 deep, as many stages as
-     * fit; through registers (OpenCL) 8 deep (the staged registers fit
-     * under 128 at 128x128: NVRTC's count) in two stages, the loads of a
-     * slice being in flight while the one before is multiplied. */
+     * fit; OpenCL through registers in two stages, the loads of a slice in
+     * flight while the one before is multiplied, on GPUs 8 deep (the staged
+     * registers then fit under 128 at 128x128: NVRTC's count). On PoCL
+     * through registers, 16 deep, ran 1.6-2.6x faster than straight copies. */
     if (!copy) copy = cuda ? 1 : 2;
-    if (!bk) bk = copy == 1 ? 16 : 8;
+    if (!bk) bk = copy == 2 && info->type == CO_DEVICE_GPU ? 8 : 16;
     if (bk < 4)
         return co_fail(CO_ERR_INVALID, "warp needs BK 0 (by backend) or 4 to 32, got %ld", bk);
     /* Registers capped for 16 warps a compute unit where a work-item holds
@@ -406,9 +408,7 @@ static co_status run_warp(co_job *job) {
     if (!stages)
         stages = copy == 2 || room / slot < 2 ? 2 : room / slot > 4 ? 4 : (long)(room / slot);
     if (stages < 2)
-        return co_fail(CO_ERR_INVALID,
-                       "warp needs STAGES 0 (the most that fit, up to 4) or 2 to 8, got %ld",
-                       stages);
+        return co_fail(CO_ERR_INVALID, "warp needs STAGES 0 (by COPY) or 2 to 8, got %ld", stages);
     const size_t bytes = (size_t)stages * slot;
     if (bytes > info->local_mem_arg_bytes)
         return co_fail(CO_ERR_LIMIT,
@@ -473,7 +473,7 @@ static const co_param_def warp_params[] = {
      "11 32x32/32x32/8x4",
      0},
     {"BK", 0, 0, 32, true,
-     "depth of a slice of A and B in local memory (0: 16 with COPY=1, 8 with COPY=2)", 0},
+     "depth of a slice of A and B in local memory (0: 16; 8 on GPUs with COPY=2)", 0},
     {"STAGES", 0, 0, 8, false,
      "slices in local memory (0: with COPY=1 as many as fit, up to 4; with COPY=2 two)", 0},
     {"COPY", 0, 0, 2, false,
