@@ -147,6 +147,16 @@ static const struct {
     {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=31 "
                         "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
     {"boxfilter_fused", "-DCHAINS=4 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1"},
+    /* gemm_warp (its tunables are host_params: src/workloads/gemm.c makes the defines): B in
+     * 4-byte copies (N % 4 != 0), loads through registers (float4 and scalar), the other
+     * fragment layouts, a pass of 512 work-items over 8-deep slices, one warp */
+    {"gemm_warp", "-DVA=1 -DVB=1"},
+    {"gemm_warp", "-DASYNC=0 -DBK=8 -DSTAGES=2"},
+    {"gemm_warp", "-DASYNC=0 -DBK=8 -DSTAGES=3 -DVA=1 -DVB=1"},
+    {"gemm_warp", "-DBM=256 -DWM=64 -DWN=64 -DTM=16 -DTN=8 -DWARP_MINB=1"},
+    {"gemm_warp", "-DBN=256 -DWN=64 -DTN=16 -DWARP_MINB=1 -DASYNC=0 -DBK=8"},
+    {"gemm_warp", "-DBM=256 -DBK=8 -DVA=1 -DWARP_MINB=1"},
+    {"gemm_warp", "-DBM=32 -DBN=32 -DWM=32 -DWN=32 -DTM=8 -DTN=4 -DSTAGES=5 -DWARP_MINB=16"},
 };
 
 /* A second compile of the same source and defines comes from the cache
