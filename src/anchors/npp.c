@@ -12,10 +12,11 @@
  * documentation: "currently only the NPP_BORDER_REPLICATE border type
  * operation is supported"), our clamp; reflect101 and zero are declined
  * as unavailable (NPP's enum has NPP_BORDER_MIRROR = reflect101 and
- * NPP_BORDER_CONSTANT, which this function does not take). 8-bit means
- * are truncated, floor(sum / (2r+1)^2) (measured by others, not
- * documented): verify holds them to 0 <= ref - out < 1, not the
- * workload's round-to-nearest 0.5. float32: NPP's summation is not
+ * NPP_BORDER_CONSTANT, which this function does not take). 8-bit means:
+ * NPP does not document its rounding (others measured it truncating,
+ * floor(sum / (2r+1)^2)); verify takes either the workload's round to
+ * nearest (|out - ref| <= 0.5) or truncation (0 <= ref - out < 1), all
+ * means one way, the check naming which ("full, truncated"). float32: NPP's summation is not
  * documented; held to the bound of any order of plain float sums of the
  * window's n^2 taps, K = n^2 (the workload's model, in units of u max|in|).
  * Radii above 1448 are refused (a skip): a wider 8-bit window's sum
@@ -34,7 +35,9 @@
 #include "dialect.h"
 #include "boxfilter_common.cl" /* BF_CLAMP */
 
-typedef int NppStatus; /* NPP_NO_ERROR = 0; errors < 0, warnings > 0 */
+/* NPP_NO_ERROR = 0; errors < 0 (NPP_SIZE_ERROR -6, NPP_NOT_SUPPORTED_MODE_ERROR -14,
+ * NPP_MASK_SIZE_ERROR -33, NPP_ANCHOR_ERROR -34), warnings > 0. */
+typedef int NppStatus;
 typedef struct {
     int width, height;
 } NppiSize;
@@ -155,7 +158,7 @@ co_status box_run_npp(co_job *job) {
     int call = 0;
     while (call < NPP_CALLS && (npp_calls[call].ch != b.ch || npp_calls[call].u8 != b.u8)) call++;
     const int esize = b.u8 ? 1 : 4, step = b.w * b.ch * esize, n = 2 * b.radius + 1;
-    /* Exact for 8-bit data: NPP truncates; float32: any order of n^2 plain sums. */
+    /* 8-bit: rounded either way; float32: any order of n^2 plain sums. */
     box_anchor_model(job->prob, (double)n * n, b.u8);
     NppStreamContext ctx;
     co_status st = stream_context(job->dev, &ctx);
@@ -172,10 +175,15 @@ co_status box_run_npp(co_job *job) {
                                       NPP_BORDER_REPLICATE, ctx);
     /* Stop (and wait) before reporting an error: the stream stays usable. */
     st = co_cuda_timer_stop(job->dev, &ms);
+    /* NPP's refusals of a size, mask, anchor or mode (a mask wider than
+     * the image, say) are a skip, never a result; other errors are errors. */
+    const bool refused = ns == -6 || ns == -14 || ns == -33 || ns == -34;
     if (ns < 0)
-        return co_fail(CO_ERR_DEVICE, "NPP %d.%d.%d: %s failed with NppStatus %d",
+        return co_fail(refused ? CO_ERR_UNSUPPORTED : CO_ERR_DEVICE,
+                       "NPP %d.%d.%d: %s %s a %dx%d image with a %dx%d mask: NppStatus %d",
                        npp.version.major, npp.version.minor, npp.version.build,
-                       npp_calls[call].symbol, ns);
+                       npp_calls[call].symbol, refused ? "is unavailable for" : "failed on", b.w,
+                       b.h, n, n, ns);
     if (st) return st;
     co_job_add_time(job, ms);
     return CO_OK;

@@ -12,7 +12,8 @@
  * 8-bit (RGBA8, gray8): every sum is an exact 32-bit integer (255 (2r+1)^2
  * < 2^32 up to r = 2047, the limit); the result is the exact mean rounded
  * to nearest, held to |out - ref| <= 0.5 (stricter than OpenCV's +-1); an
- * anchor that truncates (NPP) to 0 <= ref - out < 1 (box_anchor_model).
+ * anchor whose rounding is not documented (NPP) either that or truncated,
+ * 0 <= ref - out < 1, the check naming which (box_anchor_model).
  *
  * float32, the error model. u = 2^-24, n = 2r+1, M = max|in|. A pass sums
  * along one line of values at most L in size (the first pass L = M, the
@@ -121,8 +122,8 @@ typedef struct box_state {
     void *in, *out;
     co_image input; /* --input pixels, if given */
     double *ref, scale;
-    double model;   /* float32: the last run's error bound K, in units of u max|in| (the model) */
-    bool truncated; /* 8-bit: the last run's means rounded down (an anchor's), not to nearest */
+    double model; /* float32: the last run's error bound K, in units of u max|in| (the model) */
+    bool any_rounding; /* 8-bit: the last run's means rounded to nearest or down (an anchor's) */
     /* Device objects kept between repetitions, freed with the problem. */
     co_device *dev;
     co_buf *tmp;
@@ -337,13 +338,13 @@ static double k_parts(double n, double part, double first) { return first + part
 /* Records a run's bound K = (k1 + k2) / n for verify. */
 static void model(box_state *s, double k1, double k2) {
     s->model = (k1 + k2) / (2.0 * s->radius + 1);
-    s->truncated = false;
+    s->any_rounding = false;
 }
 
-void box_anchor_model(co_problem *p, double k, bool u8_truncated) {
+void box_anchor_model(co_problem *p, double k, bool u8_any_rounding) {
     box_state *s = p->state;
     s->model = k;
-    s->truncated = u8_truncated;
+    s->any_rounding = u8_any_rounding;
 }
 
 void box_describe(const co_problem *p, box_problem *out) {
@@ -355,6 +356,7 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
                         size_t check_len) {
     box_state *s = p->state;
     double worst = 0;
+    bool truncated = false;
     if (!s->fmt->u8) {
         const float *out = s->out;
         const double scale = s->scale > 0 ? s->scale : 1;
@@ -364,26 +366,28 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
             if (!(e <= worst)) worst = e;
         }
         *tolerance = s->radius ? 0x1p-24 * (s->model + 3) : 0;
-    } else if (s->truncated) {
-        /* floor(sum / d): 0 <= ref - out <= 1 - 1/d (ref's own rounding:
-         * 2^-52 of 255, far inside half a step); a mean above the exact
-         * one is wrong whatever its size. */
-        const unsigned char *out = s->out;
-        for (size_t i = 0; i < s->elems; i++) {
-            const double d = s->ref[i] - out[i], e = d >= -0x1p-40 ? d : 1 - d;
-            if (e > worst) worst = e;
-        }
-        *tolerance = 1 - 0.5 / ((2.0 * s->radius + 1) * (2.0 * s->radius + 1));
     } else {
+        /* Rounded to nearest: |out - ref| <= 0.5. Truncated (an anchor
+         * whose rounding is not documented may do either, all its means
+         * one way): floor(sum / d), 0 <= ref - out <= 1 - 1/d (ref's own
+         * rounding: 2^-52 of 255, far inside half a step), a mean above
+         * the exact one wrong whatever its size. */
         const unsigned char *out = s->out;
+        double down = 0;
         for (size_t i = 0; i < s->elems; i++) {
-            const double e = fabs(out[i] - s->ref[i]);
-            if (e > worst) worst = e;
+            const double d = s->ref[i] - out[i];
+            if (fabs(d) > worst) worst = fabs(d);
+            if ((d >= -0x1p-40 ? d : 1 - d) > down) down = d >= -0x1p-40 ? d : 1 - d;
         }
         *tolerance = 0.5;
+        truncated = s->any_rounding && worst > 0.5;
+        if (truncated) {
+            worst = down;
+            *tolerance = 1 - 0.5 / ((2.0 * s->radius + 1) * (2.0 * s->radius + 1));
+        }
     }
     *error = worst;
-    snprintf(check, check_len, s->truncated ? "full, truncated" : "full");
+    snprintf(check, check_len, truncated ? "full, truncated" : "full");
     return CO_OK;
 }
 
@@ -1161,7 +1165,7 @@ static const co_variant variants[] = {
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
      .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC"},
     {.name = "npp",
-     .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only; 8-bit means truncated)",
+     .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
      .available = box_has_npp,
      .run = box_run_npp},

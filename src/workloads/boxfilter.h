@@ -23,9 +23,10 @@ void box_describe(const co_problem *p, box_problem *out);
 
 /* How an anchor's results are held (verify): float32 to u (K + 3) max|in|
  * with K its summation's bound (the workload's error model); 8-bit ones
- * rounded to nearest (|out - ref| <= 0.5) or, where the library truncates,
- * down (0 <= ref - out < 1). */
-void box_anchor_model(co_problem *p, double k, bool u8_truncated);
+ * rounded to nearest (|out - ref| <= 0.5) or, with u8_any_rounding (a
+ * library that does not document its rounding), all of them either that
+ * or down (0 <= ref - out < 1), the check saying "full, truncated". */
+void box_anchor_model(co_problem *p, double k, bool u8_any_rounding);
 
 /* The window sums of a line of n values (line[i stride]) into out[i
  * ostride], any radius and border, O(n) (pre: a scratch of n + 1). Double:
