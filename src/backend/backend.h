@@ -63,6 +63,10 @@ typedef struct co_backend {
     void (*free)(co_device *dev, co_buf *buf);
     co_status (*upload)(co_device *dev, co_buf *dst, const void *src, size_t bytes);
     co_status (*download)(co_device *dev, void *dst, co_buf *src, size_t bytes);
+    /* The same `offset` bytes into the buffer (co_buffer_write/read: an MPI
+     * halo); optional (NULL: only whole-buffer copies, from the start). */
+    co_status (*write)(co_device *dev, co_buf *dst, size_t offset, const void *src, size_t bytes);
+    co_status (*read)(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes);
     /* Optional (NULL: the API has none): page-locked host memory, which
      * upload and download move at the bus's full speed. *host is where
      * the caller reads and writes it until pinned_free. */
@@ -78,10 +82,16 @@ typedef struct co_backend {
     co_status (*kernel)(co_device *dev, co_program *prog, const char *entry, co_kernel **out);
 
     /* Launch over `global` work-items (a multiple of `local`, OpenCL
-     * convention) and wait for it. If kernel_ms is not NULL it receives the
-     * kernel's time from device events. */
+     * convention). If kernel_ms is not NULL, wait for it: *kernel_ms
+     * receives the kernel's time from device events. If it is NULL, a
+     * backend with `finish` may return at once, the kernel queued in order
+     * behind the earlier launches and transfers (which wait for it); a
+     * backend without `finish` waits. */
     co_status (*launch)(co_device *dev, co_kernel *kernel, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args, double *kernel_ms);
+    /* Optional: wait for the launches queued untimed; a kernel's fault
+     * surfaces here. */
+    co_status (*finish)(co_device *dev);
 
     /* Optional 2D images (NULL where the backend has none). image_support:
      * whether this device reads images, and if not why. image_copy_from_buffer

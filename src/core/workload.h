@@ -94,6 +94,7 @@ typedef struct co_job {
     size_t local[3];            /* asked for with --local; 0 = variant's choice */
     size_t used_local[3];       /* what the last launch used */
     double kernel_ms;           /* summed over the launches of one run */
+    bool queued; /* launches untimed, queued back to back (the library's calls): co_job_finish */
     struct co_capture *capture; /* a capture run (il.c): kernels and launches recorded */
     /* Progress (co_job_progress), set by the runner. */
     const co_run_config *cfg;   /* its callback; NULL: none */
@@ -259,6 +260,8 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
 co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from);
 /* Anchors timed by their own means add their time here. */
 void co_job_add_time(co_job *job, double ms);
+/* Wait for a queued job's launches (a kernel's fault surfaces here). */
+co_status co_job_finish(co_job *job);
 
 /* A capture run (src/core/il.c): the variant runs once, unverified and
  * untimed, on dev (NULL: cfg->device of ctx; il.c passes an offline NVRTC
@@ -317,6 +320,12 @@ const size_t *co_session_local(const co_session *s);
  * left out) and the work-group (zeros: none). False if there is none. */
 bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
                     const co_problem *p, long *params, bool *have, size_t local[3]);
+/* The tuning database's values for a job whose problem p is initialised
+ * (its sizes known), over its defaults but never over the tunables and
+ * work-group cfg gives: co_run (unless untuned) and the library calls. True
+ * if any was used. */
+bool co_job_use_tuned(co_job *job, const co_workload *wl, const co_problem *p,
+                      const co_run_config *cfg);
 
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */

@@ -496,26 +496,35 @@ static void buf_free(co_device *dev, co_buf *buf) {
     free(buf);
 }
 
-static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
-    if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
-                   buf->bytes, dev->info.spec);
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t offset, size_t bytes) {
+    if (offset <= buf->bytes && bytes <= buf->bytes - offset) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes at %zu into a %zu-byte buffer on %s",
+                   bytes, offset, buf->bytes, dev->info.spec);
+}
+
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, dst, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr + offset, src, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
+}
+
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, src, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr + offset, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
 }
 
 static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, dst, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr, src, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return write_at(dev, dst, 0, src, bytes);
 }
 
 static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, src, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Page-locked host memory: DMA straight from it, no staging copy. */
@@ -966,10 +975,18 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     if (st) return restate(st, note);
     /* Faults inside the kernel surface when waiting for it. */
     double ms = 0;
-    st = kernel_ms ? co_cuda_timer_stop(dev, &ms) : CU(StreamSynchronize, (d->stream));
+    if (!kernel_ms) return CO_OK; /* queued: finish() waits */
+    st = co_cuda_timer_stop(dev, &ms);
     if (st) return restate(st, note);
-    if (kernel_ms) *kernel_ms = ms;
+    *kernel_ms = ms;
     return CO_OK;
+}
+
+static co_status finish(co_device *dev) {
+    cu_device *d = dev->impl;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(StreamSynchronize, (d->stream));
+    return st ? restate(st, " (a queued kernel)") : CO_OK;
 }
 
 /* ---- 2D images: texture objects over CUDA arrays ----------------------- */
@@ -1032,7 +1049,7 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
                           .dstArray = dst->array,
                           .WidthInBytes = dst->width * dst->pixel_bytes,
                           .Height = dst->height};
-    co_status st = check_size(dev, src, dst->width * dst->height * dst->pixel_bytes);
+    co_status st = check_size(dev, src, 0, dst->width * dst->height * dst->pixel_bytes);
     if (!st) st = co_cuda_timer_start(dev);
     if (!st) st = CU(Memcpy2DAsync, (&copy, d->stream));
     return st ? st : co_cuda_timer_stop(dev, ms);
@@ -1223,7 +1240,7 @@ static void offline_free(co_device *dev, co_buf *buf) {
 }
 
 static co_status offline_copy(co_device *dev, co_buf *buf, size_t bytes) {
-    return check_size(dev, buf, bytes);
+    return check_size(dev, buf, 0, bytes);
 }
 static co_status offline_upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
     (void)src;
@@ -1344,12 +1361,15 @@ static const co_backend cuda_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .constant_from_buffer = constant_from_buffer,
     .image_support = image_support,
     .image_alloc = image_alloc,

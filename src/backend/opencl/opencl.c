@@ -222,16 +222,25 @@ static void buf_free(co_device *dev, co_buf *b) {
     free(b);
 }
 
-static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, offset, bytes, src, 0, NULL, NULL));
     return CO_OK;
 }
 
-static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL));
     return CO_OK;
+}
+
+static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    return write_at(dev, dst, 0, src, bytes);
+}
+
+static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Pinned host memory, the usual OpenCL idiom: a buffer the runtime
@@ -386,6 +395,15 @@ static co_status kernel(co_device *dev, co_program *p, const char *entry, co_ker
     return CO_OK;
 }
 
+static co_status finish(co_device *dev) {
+    cl_device_state *st = dev->impl;
+    const cl_int err = clFinish(st->queue);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: a queued kernel failed: %s",
+                       co_opencl_error_name(err));
+    return CO_OK;
+}
+
 static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args,
                         double *kernel_ms) {
@@ -410,6 +428,12 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
             break;
         case CO_ARG_LOCAL: CL_CHECK(clSetKernelArg(k->kernel, idx, args[i].v.u, NULL)); break;
         }
+    }
+    if (!kernel_ms) { /* queued (the queue is in order): finish() waits */
+        CL_CHECK(
+            clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, NULL));
+        CL_CHECK(clFlush(st->queue));
+        return CO_OK;
     }
     cl_event ev;
     CL_CHECK(clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, &ev));
@@ -717,12 +741,15 @@ static const co_backend backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .image_support = image_support,
     .image_alloc = image_alloc,
     .image_free = image_free,
