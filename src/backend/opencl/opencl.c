@@ -641,7 +641,7 @@ static bool pocl_kernel_dir(const unsigned char *bin, size_t size, const char *e
     time_t newest = 0;
     DIR *kd = hash ? opendir(kdir) : NULL;
     for (struct dirent *c; kd && (c = readdir(kd));) {
-        char path[1400];
+        char path[2048];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s/%s", kdir, c->d_name, file);
         if (!strncmp(c->d_name, prefix, strlen(prefix)) && !stat(path, &sb) &&
