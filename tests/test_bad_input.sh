@@ -203,7 +203,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--radius=3000 is over rgba8's limit 2047: its sums are exact 32-bit integers" run boxfilter --device c --format rgba8 --radius 3000
 - 2 "--border must be one of clamp,reflect101,zero, got .mirror." run boxfilter --device c --border mirror
 - 2 "--border must be one of clamp,reflect101,zero, got .." run boxfilter --device c --border ""
-- 2 "--format must be one of f32,rgba8, got .rgb." run boxfilter --device c --format rgb
+- 2 "--format must be one of f32,rgba8,gray8, got .rgb." run boxfilter --device c --format rgb
 - 1 "cannot read image ./nonexistent\.png.: No such file or directory" run boxfilter --device c --input /nonexistent.png
 - 1 "cannot read image .$tmp/notpng\.png.: unknown image type" run boxfilter --device c --input $tmp/notpng.png
 - 1 "cannot read image .$tmp/empty\.png.: unknown image type" run boxfilter --device c --input $tmp/empty.png

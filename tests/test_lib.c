@@ -99,6 +99,23 @@ static void test_buffer_ranges(co_context *ctx, size_t dev, const char *spec) {
           (unsigned long long)(after.downloads - before.downloads));
     co_buffer_free(b);
     free(src), free(got);
+    /* A buffer in the host's memory (host and CPU devices) is held to the host's limit before
+     * it is allocated, like a run's arrays. */
+    const co_device_info *info = co_device_get(ctx, dev);
+    if (!strcmp(info->backend, "c") || !strcmp(info->backend, "omp") ||
+        info->type == CO_DEVICE_CPU) {
+        setenv("COALESCE_MAX_HOST_BYTES", "4096", 1);
+        b = NULL;
+        co_status st = co_buffer_create(ctx, dev, 4097, &b);
+        check(st == CO_ERR_LIMIT && !b && strstr(co_last_error(), "COALESCE_MAX_HOST_BYTES"),
+              "%s: a buffer over the host memory limit is refused before allocating (%s)", spec,
+              co_last_error());
+        co_buffer_free(b);
+        st = co_buffer_create(ctx, dev, 4096, &b);
+        check(st == CO_OK, "%s: a buffer at the limit is made", spec);
+        co_buffer_free(b);
+        unsetenv("COALESCE_MAX_HOST_BYTES");
+    }
 }
 
 /* ---- gemm ---- */

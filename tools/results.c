@@ -606,7 +606,7 @@ cJSON *results_tuned(const co_tune_entry *e) {
 }
 
 cJSON *results_devices_doc(const co_context *ctx) {
-    size_t all[256], n = co_device_count(ctx);
+    size_t all[256] = {0}, n = co_device_count(ctx);
     for (size_t i = 0; i < n && i < 256; i++) all[i] = i;
     cJSON *doc = results_doc("devices", results_meta(ctx, all, n < 256 ? n : 256));
     for (size_t i = 0; i < n; i++)

@@ -26,9 +26,9 @@ typedef enum co_arg_kind {
     CO_ARG_LOCAL
 } co_arg_kind;
 
-/* Image pixel formats: one float channel, or RGBA of 8-bit unsigned
- * integers (read as integers: read_imageui / tex2D<uchar4>). */
-typedef enum co_img_format { CO_IMG_R_F32, CO_IMG_RGBA_U8 } co_img_format;
+/* Image pixel formats: one float channel, or RGBA or one channel of 8-bit
+ * unsigned integers (read as integers: read_imageui / tex2D<uchar4>). */
+typedef enum co_img_format { CO_IMG_R_F32, CO_IMG_RGBA_U8, CO_IMG_R_U8 } co_img_format;
 /* What reads outside an image return: the nearest edge pixel, or zeros.
  * (OpenCL kernels choose by their sampler; CUDA textures fix it here.) */
 typedef enum co_img_border { CO_IMG_EDGE, CO_IMG_ZERO } co_img_border;

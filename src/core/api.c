@@ -136,6 +136,17 @@ static co_status buffer_create(co_context *ctx, size_t device, size_t bytes, co_
                        "co_buffer_create: %zu bytes are over the largest "
                        "allocation of %s (%zu bytes)",
                        bytes, dev->info.spec, dev->info.max_alloc_bytes);
+    if (!on_device(dev) || dev->info.type == CO_DEVICE_CPU) { /* the host's memory: held first */
+        double limit;
+        const char *source;
+        co_status st = co_host_memory_limit(&limit, &source);
+        if (st) return st;
+        if (limit > 0 && (double)bytes > limit)
+            return co_fail(CO_ERR_LIMIT,
+                           "co_buffer_create: %zu bytes on %s are more than the %.0f bytes of "
+                           "host memory it may take (%s)",
+                           bytes, dev->info.spec, limit, source);
+    }
     co_buffer *b = calloc(1, sizeof *b);
     if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
     *b = (co_buffer){.ctx = ctx, .device = device, .dev = dev, .bytes = bytes};

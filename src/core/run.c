@@ -415,7 +415,7 @@ static void human_bytes(double b, char *out, size_t len) {
  * physical memory (with overcommit an allocation over it succeeds and the
  * process is killed later). COALESCE_MAX_HOST_BYTES lowers it: shared
  * machines, and the tests of this check. */
-static co_status host_limit(double *limit, const char **source) {
+co_status co_host_memory_limit(double *limit, const char **source) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     *limit = pages > 0 && page > 0 ? 0.9 * (double)pages * (double)page : 0;
     *source = "90% of the physical memory";
@@ -481,7 +481,7 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
     if (host <= 0) return CO_OK; /* a library call on device buffers: /proc/meminfo unread */
     double limit;
     const char *source;
-    co_status st = host_limit(&limit, &source);
+    co_status st = co_host_memory_limit(&limit, &source);
     if (st) return st;
     if (limit > 0 && host > limit) {
         char parts[192];

@@ -227,6 +227,9 @@ co_status co_problem_alloc(co_problem *p);
  * verify, and the device copies on a CPU device) against what the host has
  * free, and device memory (arrays and scratch) against the device's. */
 co_status co_problem_check_memory(const co_problem *p, const co_device *dev, bool verify);
+/* The host memory a process may take (MemAvailable, lowered by COALESCE_MAX_HOST_BYTES) and
+ * where that figure comes from. */
+co_status co_host_memory_limit(double *limit, const char **source);
 void co_problem_size(co_problem *p, const char *name, size_t value);
 /* A size that is not an integer (a box width, a mode): reported as given. */
 void co_problem_text(co_problem *p, const char *name, const char *value);

@@ -55,6 +55,11 @@ static co_status setup(dist *d, co_problem *whole, void **state) {
     s->w = dist_size_n(d, "width"), s->h = dist_size_n(d, "height");
     s->radius = dist_size_n(d, "radius");
     const char *fmt = dist_size(d, "format"), *border = dist_size(d, "border");
+    if (fmt && strcmp(fmt, "rgba8") && strcmp(fmt, "f32"))
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "boxfilter: --format %s has no library call yet (co_boxfilter takes f32 "
+                       "and rgba8)",
+                       fmt);
     s->format = fmt && !strcmp(fmt, "rgba8") ? CO_FORMAT_RGBA8 : CO_FORMAT_F32;
     s->border = !border || !strcmp(border, "clamp") ? CO_BORDER_CLAMP
                 : !strcmp(border, "reflect101")     ? CO_BORDER_REFLECT101

@@ -209,6 +209,9 @@ static co_status restate(co_status st, const char *note) {
 
 /* ---- objects ----------------------------------------------------------- */
 
+/* A blocking stream (open_device). */
+#define STREAM_FLAGS CU_STREAM_DEFAULT
+
 typedef struct cu_device {
     CUdevice dev;
     CUcontext ctx; /* the device's primary context, retained */
@@ -266,6 +269,28 @@ void co_cuda_set_anchor(co_device *dev, void *handle, void (*destroy)(void *)) {
     cu_device *d = dev->impl;
     d->anchor = handle;
     d->anchor_destroy = destroy;
+}
+
+static int attribute(CUdevice dev, CUdevice_attribute what);
+
+co_status co_cuda_props_get(const co_device *dev, co_cuda_props *out) {
+    const cu_device *d = dev->impl;
+    *out = (co_cuda_props){
+        .ordinal = (int)d->dev, /* a CUdevice is its ordinal */
+        .multiprocessors = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+        .max_threads_per_multiprocessor =
+            attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
+        .max_threads_per_block = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        .cc_major = d->cc / 10,
+        .cc_minor = d->cc % 10,
+        .shared_per_block =
+            (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+        .stream_flags = STREAM_FLAGS};
+    return out->multiprocessors > 0 ? CO_OK
+                                    : co_fail(CO_ERR_DEVICE,
+                                              "CUDA: cannot read the attributes "
+                                              "of %s",
+                                              dev->info.spec);
 }
 
 co_status co_cuda_make_current(co_device *dev) {
@@ -403,7 +428,7 @@ static co_status open_device(int ordinal, cu_device *d, co_device_info *info, in
     if ((st = CU(CtxSetCurrent, (d->ctx)))) return st;
     /* A blocking stream: it still orders against the legacy default stream
      * that libraries may use behind our back. */
-    if ((st = CU(StreamCreate, (&d->stream, CU_STREAM_DEFAULT)))) return st;
+    if ((st = CU(StreamCreate, (&d->stream, STREAM_FLAGS)))) return st;
     if ((st = CU(EventCreate, (&d->start, CU_EVENT_DEFAULT)))) return st;
     return CU(EventCreate, (&d->stop, CU_EVENT_DEFAULT));
 }
@@ -981,22 +1006,23 @@ static void image_free(co_device *dev, co_img *img) {
 
 /* Point sampling at integer coordinates; clamp or zero border (reflect101
  * has no address mode on unnormalised coordinates: kernels map those);
- * RGBA8 read as integers, not normalised floats. */
+ * 8-bit formats read as integers, not normalised floats. */
 static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
                              co_img_border border, co_img **out) {
     co_img *img = calloc(1, sizeof *img);
     if (!img) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    const bool rgba = format == CO_IMG_RGBA_U8;
+    const bool u8 = format != CO_IMG_R_F32;
+    const unsigned channels = format == CO_IMG_RGBA_U8 ? 4 : 1;
     img->width = width;
     img->height = height;
-    img->pixel_bytes = 4;
+    img->pixel_bytes = u8 ? channels : 4;
     CUDA_ARRAY_DESCRIPTOR ad = {.Width = width,
                                 .Height = height,
-                                .Format = rgba ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
-                                .NumChannels = rgba ? 4 : 1};
+                                .Format = u8 ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
+                                .NumChannels = channels};
     CUDA_RESOURCE_DESC rd = {.resType = CU_RESOURCE_TYPE_ARRAY};
     CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT,
-                            .flags = rgba ? CU_TRSF_READ_AS_INTEGER : 0};
+                            .flags = u8 ? CU_TRSF_READ_AS_INTEGER : 0};
     const CUaddress_mode mode =
         border == CO_IMG_ZERO ? CU_TR_ADDRESS_MODE_BORDER : CU_TR_ADDRESS_MODE_CLAMP;
     td.addressMode[0] = td.addressMode[1] = mode; /* border colour: zeros */

@@ -465,8 +465,8 @@ static bool image_support(const co_device *dev, const char **why) {
     return true;
 }
 
-/* The border is the kernel's sampler in OpenCL: nothing to set here. RGBA8
- * is CL_UNSIGNED_INT8 (read_imageui): integer sums stay exact. */
+/* The border is the kernel's sampler in OpenCL: nothing to set here. 8-bit
+ * formats are CL_UNSIGNED_INT8 (read_imageui): integer sums stay exact. */
 static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
                              co_img_border border, co_img **out) {
     cl_device_state *st = dev->impl;
@@ -479,9 +479,10 @@ static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img
                        "a %zux%zu image is over the device's 2D image limit %zux%zu "
                        "(CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT of %s)",
                        width, height, maxw, maxh, dev->info.spec);
-    const cl_image_format fmt = format == CO_IMG_RGBA_U8
-                                    ? (cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}
-                                    : (cl_image_format){CL_R, CL_FLOAT};
+    const cl_image_format formats[] = {[CO_IMG_R_F32] = {CL_R, CL_FLOAT},
+                                       [CO_IMG_RGBA_U8] = {CL_RGBA, CL_UNSIGNED_INT8},
+                                       [CO_IMG_R_U8] = {CL_R, CL_UNSIGNED_INT8}};
+    const cl_image_format fmt = formats[format];
     cl_image_desc desc = {0};
     desc.image_type = CL_MEM_OBJECT_IMAGE2D;
     desc.image_width = width;
@@ -640,7 +641,7 @@ static bool pocl_kernel_dir(const unsigned char *bin, size_t size, const char *e
     time_t newest = 0;
     DIR *kd = hash ? opendir(kdir) : NULL;
     for (struct dirent *c; kd && (c = readdir(kd));) {
-        char path[1400];
+        char path[2048];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s/%s", kdir, c->d_name, file);
         if (!strncmp(c->d_name, prefix, strlen(prefix)) && !stat(path, &sb) &&
