@@ -28,3 +28,15 @@ layout(constant_id = 3) const uint CO_LOCAL_BYTES = 4;
 #define co_group_id(d) gl_WorkGroupID[d]
 #define co_num_groups(d) gl_NumWorkGroups[d]
 #define co_global_size(d) (gl_NumWorkGroups[d] * gl_WorkGroupSize[d])
+
+/* -DCO_FP_STRICT, the dialect's "round as host C does": the backend marks
+ * every float operation NoContraction (shaderc.c), and co_div / co_sqrt
+ * round correctly where Vulkan allows 2.5 ulp and more: through double,
+ * whose quotient and root round to the correctly rounded float (53 bits
+ * against 2 x 24 + 2). Such a shader needs shaderFloat64. */
+#ifdef CO_FP_STRICT
+float co_div(float a, float b) { return float(double(a) / double(b)); }
+float co_sqrt(float x) { return float(sqrt(double(x))); }
+double co_div(double a, double b) { return a / b; }
+double co_sqrt(double x) { return sqrt(x); }
+#endif

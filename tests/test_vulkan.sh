@@ -56,6 +56,19 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "failed to build" "$tmp/err" && ok ||
     bad "a shader without the entry: exit $rc, $(head -1 "$tmp/err")"
 
+# The collider's reference check holds on a device: a shader that moves one ball's velocity by
+# 5% of the top speed a step is a wrong result (the balls it leaves out as sensitive to rounding
+# come from the input alone).
+mkdir -p "$tmp/wrong"
+sed 's|    o\[2 \* n + at\] = vx;|    o[2 * n + at] = at == 500 ? vx + 0.05 : vx;|' \
+    "$(dirname "$0")/../kernels/collider.comp" >"$tmp/wrong/collider.comp"
+grep -q "at == 500" "$tmp/wrong/collider.comp" && ok || bad "the wrong collider shader was not made"
+COALESCE_KERNEL_DIR="$tmp/wrong" "$CO" run collider --device vulkan --variant grid --balls 1000 \
+    --width 80 --height 60 --steps 10 --reps 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "collider/grid on vulkan:0: error .* is over the tolerance 1" "$tmp/err" &&
+    ok || bad "one wrong ball of 1000: exit $rc, $(head -1 "$tmp/err")"
+
 # No driver: the loader finds none; vulkan is listed as unavailable with the reason.
 VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json "$CO" devices >"$tmp/out" 2>&1
 rc=$?

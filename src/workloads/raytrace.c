@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "core/image.h"
 #include "core/workload.h"
 
@@ -667,6 +668,13 @@ static void destroy(co_problem *p) {
     p->state = NULL;
 }
 
+/* Vulkan rounds its divisions and square roots through double (co_div). */
+static bool rt_doubles(const co_device *dev, const char **why) {
+    if (!co_vulkan_is_device(dev) || co_vulkan_has_fp64(dev)) return true;
+    *why = "the ray tracer on Vulkan rounds through double: the device has no shaderFloat64";
+    return false;
+}
+
 static const co_variant variants[] = {
     {.name = "c",
      .summary = "sequential, the kernel's code per pixel",
@@ -678,15 +686,18 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "global",
      .summary = "one pixel per work-item, scene in global memory",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .available = rt_doubles,
      .run = run_global},
     {.name = "constant",
      .summary = "scene in constant memory",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .available = rt_doubles,
      .run = run_constant},
     {.name = "local",
      .summary = "spheres animated into local memory per work-group",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .available = rt_doubles,
      .run = run_local},
 };
 
@@ -696,7 +707,7 @@ const co_workload co_workload_raytrace = {
     .bound = CO_BOUND_COMPUTE,
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "local", "local"},
+    .defaults = {"c", "omp", "local", "local", "local"},
     /* A quarter of 1080p on CPUs: sequential C ~0.4 s a frame. */
     .bench_sets = "width=960 height=540 spheres=64 lights=2 depth=4",
     .bench_sets_gpu = "width=960 height=540 spheres=64 lights=2 depth=4;"

@@ -1,8 +1,10 @@
 /* GLSL compute shaders to SPIR-V at run time: shaderc's C API, linked
  * statically (vulkan.cmake says why), and the cache directory in front of
  * it, keyed like the NVRTC cache (compiler version, target, source name,
- * length and hash, defines, entry). */
+ * length and hash, defines, entry). -DCO_FP_STRICT (the dialect's "round
+ * as host C does") marks every float operation NoContraction. */
 #include <shaderc/shaderc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,15 @@ static co_status add_defines(shaderc_compile_options_t opts, const char *defines
     return CO_OK;
 }
 
+/* Whether defines ("-DA=1 -DB ...") define name. */
+static bool defines_name(const char *defines, const char *name) {
+    const size_t len = strlen(name);
+    for (const char *p = strstr(defines, name); p; p = strstr(p + 1, name))
+        if (p - defines >= 2 && !strncmp(p - 2, "-D", 2) && strchr(" \t=", p[len] ? p[len] : ' '))
+            return true;
+    return false;
+}
+
 static co_status compile(const char *name, const char *source, const char *defines,
                          const char *entry, void **spirv, size_t *size) {
     shaderc_compiler_t c = compiler();
@@ -47,7 +58,12 @@ static co_status compile(const char *name, const char *source, const char *defin
     }
     shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
                                            shaderc_env_version_vulkan_1_1);
-    shaderc_compile_options_set_optimization_level(opts, shaderc_optimization_level_performance);
+    /* shaderc's optimiser fuses a*b + c into Fma before NoContraction can be
+     * marked (no_contraction): a strict shader goes to the driver as glslang
+     * wrote it, and the driver optimises it. */
+    const bool strict = defines_name(defines, "CO_FP_STRICT");
+    shaderc_compile_options_set_optimization_level(
+        opts, strict ? shaderc_optimization_level_zero : shaderc_optimization_level_performance);
     char macro[128];
     snprintf(macro, sizeof macro, "ENTRY_%s", entry);
     shaderc_compile_options_add_macro_definition(opts, macro, strlen(macro), "1", 1);
@@ -83,11 +99,52 @@ static co_status compile(const char *name, const char *source, const char *defin
     return st;
 }
 
-co_status co_glsl_compile(const char *name, const char *source, const char *defines,
-                          const char *entry, void **spirv, size_t *size) {
-    *spirv = NULL;
-    *size = 0;
-    if (!defines) defines = "";
+/* Float arithmetic that a driver may contract: OpFAdd, FSub, FMul, FDiv,
+ * FRem, FMod, the vector and matrix products, OpDot. */
+static bool fp_arith(uint32_t op) {
+    return op == 129 || op == 131 || op == 133 || op == 136 || (op >= 140 && op <= 146) ||
+           op == 148;
+}
+
+/* -DCO_FP_STRICT: every float operation of module words[0..*n) decorated
+ * NoContraction (42), as GLSL's `precise` on each (OpenCL's FP_CONTRACT
+ * OFF), so that no driver fuses a*b + c. The decorations go after the
+ * module's last annotation (the prelude's SpecIds make one). A new module
+ * of *n words; NULL: out of memory, or no annotation section. */
+static uint32_t *no_contraction(const uint32_t *words, size_t *n) {
+    const size_t len_in = *n, bound = len_in > 5 ? words[3] : 0;
+    unsigned char *done = calloc(bound / 8 + 1, 1); /* ids decorated so */
+    uint32_t *ids = malloc((len_in / 3 + 1) * sizeof *ids);
+    size_t at = 0, count = 0;
+    for (int pass = 0; done && ids && pass < 2; pass++)
+        for (size_t i = 5; i < len_in;) {
+            const uint32_t len = words[i] >> 16, op = words[i] & 0xFFFF;
+            if (!len || len > len_in - i) break;
+            if (pass == 0 && op >= 71 && op <= 75) at = i + len; /* annotations */
+            uint32_t id = 0; /* pass 0: one marked NoContraction; 1: a result to mark */
+            if (pass == 0 && op == 71 && len == 3 && words[i + 2] == 42) id = words[i + 1];
+            if (pass == 1 && fp_arith(op) && len > 2) id = words[i + 2];
+            if (id && id < bound && !(done[id / 8] & 1u << id % 8)) {
+                done[id / 8] |= (unsigned char)(1u << id % 8);
+                if (pass == 1) ids[count++] = id;
+            }
+            i += len;
+        }
+    uint32_t *out = done && ids && at ? malloc((len_in + 3 * count) * sizeof *out) : NULL;
+    if (out) {
+        memcpy(out, words, at * sizeof *out);
+        for (size_t k = 0; k < count; k++)
+            out[at + 3 * k] = 3u << 16 | 71, out[at + 3 * k + 1] = ids[k], out[at + 3 * k + 2] = 42;
+        memcpy(out + at + 3 * count, words + at, (len_in - at) * sizeof *out);
+        *n = len_in + 3 * count;
+    }
+    free(done);
+    free(ids);
+    return out;
+}
+
+static co_status cached_compile(const char *name, const char *source, const char *defines,
+                                const char *entry, void **spirv, size_t *size) {
     unsigned version = 0, revision = 0;
     shaderc_get_spv_version(&version, &revision);
     const size_t len = strlen(source), key_len = strlen(defines) + strlen(entry) + 256;
@@ -108,4 +165,23 @@ co_status co_glsl_compile(const char *name, const char *source, const char *defi
         co_cache_put("vulkan", key, *spirv, *size);
     free(key);
     return st;
+}
+
+co_status co_glsl_compile(const char *name, const char *source, const char *defines,
+                          const char *entry, void **spirv, size_t *size) {
+    *spirv = NULL;
+    *size = 0;
+    if (!defines) defines = "";
+    co_status st = cached_compile(name, source, defines, entry, spirv, size);
+    if (st || !defines_name(defines, "CO_FP_STRICT")) return st;
+    size_t words = *size / 4;
+    uint32_t *strict = no_contraction(*spirv, &words);
+    free(*spirv);
+    *spirv = strict;
+    *size = strict ? words * 4 : 0;
+    if (strict) return CO_OK;
+    return co_fail(CO_ERR_NOMEM,
+                   "Vulkan: shader %s.comp: cannot mark it CO_FP_STRICT (out of "
+                   "memory, or a module without annotations)",
+                   name);
 }

@@ -9,7 +9,9 @@
  * buffers are storage-buffer bindings 0, 1, ... in order, the scalars are
  * push constants in order (4 bytes each), and a CO_LOCAL(bytes) argument is
  * specialisation constant 3 (CO_LOCAL_BYTES in the prelude), which sizes a
- * shared array. The work-group size is specialisation constants 0-2
+ * shared array. A binding the shader declares `uniform` is bound as a
+ * uniform buffer (OpenCL's __constant argument), any other as a storage
+ * buffer. The work-group size is specialisation constants 0-2
  * (local_size_x_id ...), set from the launch's local size, so a shader
  * takes its group from the launch as an OpenCL kernel does. A pipeline is
  * made per kernel and launch signature (bindings, push constants, group,
@@ -191,9 +193,9 @@ typedef struct vk_device {
     VkDeviceMemory staging_mem;
     void *staging_ptr;
     uint32_t max_groups[3];
-    uint32_t max_push;
+    uint32_t max_push, max_uniform;
     unsigned subgroup_size, subgroup_ops;
-    bool int8;
+    bool int8, fp64;
     /* VK_KHR_pipeline_executable_properties, where the driver has it (il) */
     PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutableProperties;
     PFN_vkGetPipelineExecutableStatisticsKHR GetPipelineExecutableStatistics;
@@ -219,7 +221,8 @@ typedef struct vk_pipe {
 
 struct co_kernel {
     VkShaderModule module;
-    bool num_groups; /* reads gl_NumWorkGroups: its dispatch cannot be split */
+    bool num_groups;       /* reads gl_NumWorkGroups: its dispatch cannot be split */
+    uint32_t uniform_mask; /* bit b: binding b is a uniform buffer */
     vk_pipe pipes[MAX_PIPES];
     size_t npipes;
     char entry[];
@@ -243,6 +246,9 @@ unsigned co_vulkan_subgroup_size(const co_device *dev) {
 }
 bool co_vulkan_has_int8(const co_device *dev) {
     return co_vulkan_is_device(dev) && ((const vk_device *)dev->impl)->int8;
+}
+bool co_vulkan_has_fp64(const co_device *dev) {
+    return co_vulkan_is_device(dev) && ((const vk_device *)dev->impl)->fp64;
 }
 
 /* ---- commands: record, submit, wait ------------------------------------ */
@@ -298,12 +304,12 @@ static co_status make_buffer(co_device *dev, size_t bytes, uint32_t type, co_buf
     /* Vulkan has no empty buffers; whole words, so that uint views of a
      * byte array stay inside it. */
     const VkDeviceSize size = bytes ? (bytes + 3) / 4 * 4 : 4;
-    const VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                                   .size = size,
-                                   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                            VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    const VkBufferCreateInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     co_status st = VK(CreateBuffer, (d->dev, &bi, NULL, &b->buffer));
     if (st) return st;
     VkMemoryRequirements req;
@@ -549,6 +555,7 @@ static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) 
     if (lim->maxStorageBufferRange < info->max_alloc_bytes)
         info->max_alloc_bytes = lim->maxStorageBufferRange;
     d->max_push = lim->maxPushConstantsSize;
+    d->max_uniform = lim->maxUniformBufferRange;
     d->subgroup_size = sub.subgroupSize;
     d->subgroup_ops =
         (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
@@ -617,6 +624,7 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
     e2.features.shaderFloat64 = f2.features.shaderFloat64;
     e2.features.shaderInt64 = f2.features.shaderInt64;
     d->int8 = v12 && f12.storageBuffer8BitAccess && f12.shaderInt8;
+    d->fp64 = f2.features.shaderFloat64;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR ex = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pNext = e2.pNext,
@@ -803,6 +811,26 @@ static bool reads_num_groups(const uint32_t *words, size_t n) {
     return false;
 }
 
+/* The bindings of module words[0..n) that the shader declares `uniform`:
+ * variables in the Uniform storage class (2), as a mask. shaderc targets
+ * Vulkan 1.1 (SPIR-V 1.3), where storage buffers have a class of their own. */
+static uint32_t uniform_bindings(const uint32_t *words, size_t n) {
+    enum { MAX_DECOR = 64 };
+    uint32_t ids[MAX_DECOR], binding[MAX_DECOR], mask = 0;
+    size_t nd = 0;
+    for (size_t i = 5; i < n;) {
+        const uint32_t len = words[i] >> 16, op = words[i] & 0xFFFF;
+        if (!len || len > n - i) break;
+        if (op == 71 && len == 4 && words[i + 2] == 33 && nd < MAX_DECOR) /* Binding */
+            ids[nd] = words[i + 1], binding[nd++] = words[i + 3];
+        if (op == 59 && len >= 4 && words[i + 3] == 2) /* OpVariable, Uniform */
+            for (size_t k = 0; k < nd; k++)
+                if (ids[k] == words[i + 2] && binding[k] < MAX_BINDINGS) mask |= 1u << binding[k];
+        i += len;
+    }
+    return mask;
+}
+
 static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
     vk_device *d = dev->impl;
     for (size_t i = 0; i < prog->nkernels; i++)
@@ -823,6 +851,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
         const VkShaderModuleCreateInfo mi = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = spirv};
         k->num_groups = reads_num_groups(spirv, size / 4);
+        k->uniform_mask = uniform_bindings(spirv, size / 4);
         st = VK(CreateShaderModule, (d->dev, &mi, NULL, &k->module));
         if (st) {
             char note[160];
@@ -838,6 +867,11 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     prog->kernels[prog->nkernels++] = k;
     *out = k;
     return CO_OK;
+}
+
+static VkDescriptorType descriptor_type(const co_kernel *k, unsigned binding) {
+    return k->uniform_mask >> binding & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 /* A compute pipeline of kernel k with `layout` and specialisation
@@ -880,12 +914,14 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
     p->nbuf = nbuf, p->npush = npush;
     memcpy(p->spec, spec, sizeof p->spec);
     VkDescriptorSetLayoutBinding bind[MAX_BINDINGS];
-    for (unsigned i = 0; i < nbuf; i++)
-        bind[i] =
-            (VkDescriptorSetLayoutBinding){.binding = i,
-                                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                           .descriptorCount = 1,
-                                           .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    uint32_t nuniform = 0;
+    for (unsigned i = 0; i < nbuf; i++) {
+        nuniform += k->uniform_mask >> i & 1;
+        bind[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                                 .descriptorType = descriptor_type(k, i),
+                                                 .descriptorCount = 1,
+                                                 .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    }
     const VkDescriptorSetLayoutCreateInfo li = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .bindingCount = nbuf,
@@ -897,12 +933,13 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
                                             .pSetLayouts = &p->dsl,
                                             .pushConstantRangeCount = npush ? 1 : 0,
                                             .pPushConstantRanges = &range};
-    const VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                     .descriptorCount = nbuf ? nbuf : 1};
+    const VkDescriptorPoolSize ps[2] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nbuf > nuniform ? nbuf - nuniform : 1},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nuniform}};
     const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                             .maxSets = 1,
-                                            .poolSizeCount = 1,
-                                            .pPoolSizes = &ps};
+                                            .poolSizeCount = nuniform ? 2 : 1,
+                                            .pPoolSizes = ps};
     co_status st = VK(CreateDescriptorSetLayout, (d->dev, &li, NULL, &p->dsl));
     if (!st) st = VK(CreatePipelineLayout, (d->dev, &pli, NULL, &p->layout));
     if (!st) st = make_pipeline(d, k, p->layout, p->spec, 0, &p->pipeline);
@@ -996,6 +1033,13 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
             if (nbuf == MAX_BINDINGS)
                 return co_fail(CO_ERR_INVALID, "Vulkan: kernel '%s': over %d buffers", k->entry,
                                MAX_BINDINGS);
+            const size_t bytes = (a->v.buf->bytes + 3) / 4 * 4; /* as make_buffer made it */
+            if (descriptor_type(k, nbuf) == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER &&
+                bytes > d->max_uniform)
+                return co_fail(CO_ERR_LIMIT,
+                               "Vulkan: kernel '%s': uniform buffer %u of %zu bytes, over "
+                               "%s's maxUniformBufferRange %u",
+                               k->entry, nbuf, bytes, dev->info.spec, d->max_uniform);
             bufs[nbuf++] = (VkDescriptorBufferInfo){a->v.buf->buffer, 0, VK_WHOLE_SIZE};
         } else if (a->kind == CO_ARG_INT || a->kind == CO_ARG_UINT || a->kind == CO_ARG_FLOAT) {
             if (npush == MAX_PUSH || 4 * (npush + 1) > d->max_push)
@@ -1032,7 +1076,7 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                                       .dstSet = p->set,
                                       .dstBinding = i,
                                       .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorType = descriptor_type(k, i),
                                       .pBufferInfo = &bufs[i]};
     if (nbuf) vk.UpdateDescriptorSets(d->dev, nbuf, w, 0, NULL); /* the last launch has ended */
 

@@ -36,9 +36,10 @@ if(COALESCE_VULKAN_INCLUDE_DIR AND COALESCE_SHADERC_INCLUDE_DIR AND COALESCE_SHA
   list(APPEND COALESCE_SOURCES ${_co_vk_dir}/vulkan.c ${_co_vk_dir}/shaderc.c
        ${_co_vk_dir}/spirv.c)
   list(APPEND COALESCE_DEFINITIONS COALESCE_HAVE_VULKAN)
-  # glslang's libraries refer to one another: one group, resolved together.
+  # glslang's libraries refer to one another: one group, resolved together;
+  # libm after it (a program that uses no maths itself links too).
   list(APPEND COALESCE_LIBS -Wl,--start-group ${COALESCE_SHADERC_LIBRARY} ${_co_vk_libs}
-       -Wl,--end-group stdc++ pthread)
+       -Wl,--end-group stdc++ m pthread)
 else()
   set(_co_vk_why "")
   if(NOT COALESCE_VULKAN_INCLUDE_DIR)

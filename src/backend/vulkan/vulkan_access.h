@@ -21,6 +21,8 @@ unsigned co_vulkan_subgroup_ops(const co_device *dev);
 unsigned co_vulkan_subgroup_size(const co_device *dev);
 /* Whether shaders may load and store 8-bit values (storageBuffer8BitAccess). */
 bool co_vulkan_has_int8(const co_device *dev);
+/* Whether shaders may use double precision (shaderFloat64). */
+bool co_vulkan_has_fp64(const co_device *dev);
 
 /* dst = src (bytes of them) by vkCmdCopyBuffer, its device time in *ms
  * (timestamps; host time where the queue has none): copy's `api` anchor. */

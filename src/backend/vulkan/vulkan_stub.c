@@ -31,6 +31,10 @@ bool co_vulkan_has_int8(const co_device *dev) {
     (void)dev;
     return false;
 }
+bool co_vulkan_has_fp64(const co_device *dev) {
+    (void)dev;
+    return false;
+}
 co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
     (void)dev, (void)dst, (void)src, (void)bytes, (void)ms;
     return co_fail(CO_ERR_UNSUPPORTED, "Vulkan: built without it: %s", COALESCE_VULKAN_MISSING);

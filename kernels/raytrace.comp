@@ -1,0 +1,295 @@
+/* The ray tracer (kernels/raytrace.cl, in GLSL): the same scene layout,
+ * motion, tracer and entry points, rounding as the host's C does, so that
+ * the image matches the `c` variant's (src/workloads/raytrace.c).
+ *
+ * Defines, as for the OpenCL kernels: RT_DOUBLE (1: `real` is double),
+ * RT_SPACE (where the world lives while tracing: 0 a storage buffer, 1 a
+ * uniform buffer, 2 shared memory, staged per work-group), RT_NMAX (the
+ * spheres a uniform or shared copy holds). CO_FP_STRICT (always set by
+ * raytrace.c): every operation NoContraction (the backend), division and
+ * square root correctly rounded (co_div, co_sqrt); no dot(), which a driver
+ * may fuse. sin and cos are evaluated in double here (GLSL has neither for
+ * double, and its float ones are approximate).
+ *
+ * The world is read in 4-word vectors (a sphere is three), so each
+ * ray-sphere test reads its centre and r^2 in one load; a scalar word w is
+ * vector w / 4, component w % 4. */
+#include "raytrace_layout.cl"
+#ifndef CO_FP_STRICT
+#error "raytrace.comp rounds as host C does: build it with -DCO_FP_STRICT"
+#endif
+#ifndef RT_DOUBLE
+#define RT_DOUBLE 0
+#endif
+#ifndef RT_SPACE
+#define RT_SPACE 0
+#endif
+#ifndef RT_NMAX
+#define RT_NMAX 64
+#endif
+
+#if RT_DOUBLE
+#define real double
+#define rvec dvec3
+#define rvec4 dvec4
+#else
+#define real float
+#define rvec vec3
+#define rvec4 vec4
+#endif
+/* Constants as float literals (GLSL's unsuffixed ones), then real: the
+ * OpenCL kernel's ((real)(x##f)). */
+#define R(x) real(x)
+#define RT_WORDS (RT_SPHERES + RT_SW * RT_NMAX) /* a multiple of 4 */
+
+/* ---- the world: WV(k) its k-th vector of 4 words, WD(w) word w ---- */
+#if defined(ENTRY_rt_render) && RT_SPACE == 1
+layout(std140, binding = 0) uniform World { rvec4 wv[RT_WORDS / 4]; };
+#define WV(k) wv[k]
+#elif defined(ENTRY_rt_render)
+CO_BUFFER(0, readonly, rvec4, wv)
+#define WV(k) wv[k]
+#elif defined(ENTRY_rt_render_local)
+shared rvec4 wl[RT_WORDS / 4];
+#define WV(k) wl[k]
+#endif
+#define WD(w) WV((w) >> 2)[(w)&3]
+
+/* ---- the motion ---- */
+#if defined(ENTRY_rt_animate) || defined(ENTRY_rt_render_local)
+CO_BUFFER(0, readonly, real, scene)
+
+/* (sin x, cos x) in double, |x| < 2^20 pi/2: x = k pi/2 + r, |r| <= pi/4
+ * (pi/2 in three parts, the first two of 33 bits: k times each is exact),
+ * then Taylor polynomials in r to r^17 and r^18 (under 1e-19 left out). */
+dvec2 rt_sincos(double x) {
+    const double k = floor(x * 0.6366197723675814lf + 0.5lf);
+    const double r = ((x - k * 1.5707963267341256lf) - k * 6.077100506303966e-11lf) -
+                     k * 2.0222662487959506e-21lf;
+    const double z = r * r;
+    const double s =
+        r + r * z *
+                (-0.16666666666666666lf +
+                 z * (0.008333333333333333lf +
+                      z * (-0.0001984126984126984lf +
+                           z * (2.7557319223985893e-06lf +
+                                z * (-2.505210838544172e-08lf +
+                                     z * (1.6059043836821613e-10lf +
+                                          z * (-7.647163731819816e-13lf +
+                                               z * 2.8114572543455206e-15lf)))))));
+    const double c =
+        1.0lf +
+        z * (-0.5lf +
+             z * (0.041666666666666664lf +
+                  z * (-0.001388888888888889lf +
+                       z * (2.48015873015873e-05lf +
+                            z * (-2.755731922398589e-07lf +
+                                 z * (2.08767569878681e-09lf +
+                                      z * (-1.1470745597729725e-11lf +
+                                           z * (4.779477332387385e-14lf +
+                                                z * -1.5619206968586225e-16lf))))))));
+    const int q = int(k) & 3;
+    return q == 0 ? dvec2(s, c) : q == 1 ? dvec2(c, -s) : q == 2 ? dvec2(-s, -c) : dvec2(-c, s);
+}
+
+/* Sphere i of the scene at time t as its RT_SW world words: an orbit
+ * around (ox, oz) and a bounce above oy, from its own phase. */
+void rt_move(int i, real t, out real o[RT_SW]) {
+    const int s = RT_SPHERES + RT_SW * i;
+    const real a = fma(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
+    const real r = scene[s + RT_RADIUS];
+    const dvec2 sc = rt_sincos(double(a)), sc2 = rt_sincos(double(R(2.0) * a));
+    o[0] = scene[s] + scene[s + RT_ORBIT] * real(sc.y);
+    o[1] = scene[s + 1] + scene[s + RT_BOUNCE] * abs(real(sc2.x));
+    o[2] = scene[s + 2] + scene[s + RT_ORBIT] * real(sc.x);
+    o[RT_R2] = r * r;
+    o[RT_INVR] = co_div(R(1.0), r);
+    o[RT_COL] = scene[s + RT_SCOL];
+    o[RT_COL + 1] = scene[s + RT_SCOL + 1];
+    o[RT_COL + 2] = scene[s + RT_SCOL + 2];
+    o[RT_REFL] = scene[s + RT_SREFL];
+    o[9] = o[10] = o[11] = R(0.0);
+}
+#endif
+
+/* ---- the tracer ---- */
+#if defined(ENTRY_rt_render) || defined(ENTRY_rt_render_local)
+/* a.b summed left to right, as the host's v_dot. */
+real dot3(rvec a, rvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
+
+/* Where o + t d (d unit) enters and leaves sphere i; false if it misses. */
+bool rt_sphere(int i, rvec o, rvec d, out real t0, out real t1) {
+    const rvec4 c = WV(RT_SPHERES / 4 + 3 * i); /* centre, r^2 */
+    const rvec oc = o - c.xyz;
+    const real b = dot3(oc, d), disc = b * b - (dot3(oc, oc) - c.w);
+    t0 = t1 = R(0.0);
+    if (disc <= R(0.0)) return false;
+    const real q = co_sqrt(disc);
+    t0 = -b - q, t1 = -b + q;
+    return true;
+}
+
+/* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
+int rt_nearest(int n, rvec o, rvec d, inout real tbest) {
+    int id = -1;
+    real t0, t1;
+    for (int i = 0; i < n; i++) {
+        if (!rt_sphere(i, o, d, t0, t1)) continue;
+        const real t = t0 > R(0.0) ? t0 : t1;
+        if (t > R(0.0) && t < tbest) tbest = t, id = i;
+    }
+    return id;
+}
+
+/* Any sphere between o and o + tmax d. */
+bool rt_blocked(int n, rvec o, rvec d, real tmax) {
+    real t0, t1;
+    for (int i = 0; i < n; i++) {
+        if (!rt_sphere(i, o, d, t0, t1)) continue;
+        const real t = t0 > R(0.0) ? t0 : t1;
+        if (t > R(0.0) && t < tmax) return true;
+    }
+    return false;
+}
+
+real rt_pow32(real x) {
+    x *= x, x *= x, x *= x, x *= x;
+    return x * x;
+}
+
+uint rt_byte(real c) { return uint(min(max(c, R(0.0)), R(1.0)) * R(255.0) + R(0.5)); }
+
+/* One pixel: the camera ray, then up to `depth` mirror bounces, each hit
+ * shaded (ambient, diffuse and specular per unshadowed light); RGBA8, R in
+ * the low byte. */
+uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int py) {
+    const real u = co_div(R(2.0) * (real(px) + R(0.5)), real(width)) - R(1.0);
+    const real v = R(1.0) - co_div(R(2.0) * (real(py) + R(0.5)), real(height));
+    rvec d = wload(RT_FWD) + u * wload(RT_RIGHT) + v * wload(RT_UP);
+    d = d * co_div(R(1.0), co_sqrt(dot3(d, d)));
+    rvec o = wload(RT_EYE);
+    const real eps = WD(RT_EPS), plane_y = WD(RT_PLANE_Y), cell = WD(RT_CELL);
+    const real amb = WD(RT_AMBIENT), ks = WD(RT_SPEC);
+    rvec col = rvec(R(0.0));
+    real weight = R(1.0);
+    for (int bounce = 0;; bounce++) {
+        real t = real(RT_FAR);
+        const int id = rt_nearest(n, o, d, t);
+        bool plane = false;
+        if (d.y != R(0.0)) {
+            const real tp = co_div(plane_y - o.y, d.y);
+            if (tp > R(0.0) && tp < t) t = tp, plane = true;
+        }
+        if (!plane && id < 0) { /* the sky: a gradient over elevation */
+            const real up = max(d.y, R(0.0));
+            col += weight * (rvec(R(0.55), R(0.70), R(0.95)) - rvec(R(0.35), R(0.30), R(0.15)) * up);
+            break;
+        }
+        const rvec p = o + t * d;
+        rvec nrm, base;
+        real refl;
+        if (plane) {
+            nrm = rvec(R(0.0), R(1.0), R(0.0));
+            /* Cell parity in real arithmetic: far cells overflow an int. */
+            const real c = floor(p.x * cell) + floor(p.z * cell);
+            base = rvec(c - R(2.0) * floor(c * R(0.5)) != R(0.0) ? R(0.25) : R(0.9));
+            refl = WD(RT_PLANE_REFL);
+        } else {
+            const int s = RT_SPHERES + RT_SW * id;
+            nrm = (p - wload(s)) * WD(s + RT_INVR);
+            base = wload(s + RT_COL);
+            refl = WD(s + RT_REFL);
+        }
+        if (dot3(nrm, d) > R(0.0)) nrm = nrm * R(-1.0); /* seen from inside */
+        /* Secondary rays leave from just off the surface: no self-hits. */
+        const rvec q = p + eps * nrm;
+        rvec lit = amb * base, spec = rvec(R(0.0));
+        const rvec mirror = d + (R(-2.0) * dot3(d, nrm)) * nrm;
+        for (int l = 0; l < nlights; l++) {
+            const int L = RT_HEADER + RT_LW * l;
+            rvec to = wload(L) - q;
+            const real dist = co_sqrt(dot3(to, to));
+            to = to * co_div(R(1.0), dist);
+            const real ndl = dot3(nrm, to);
+            if (ndl <= R(0.0)) continue;
+            if (rt_blocked(n, q, to, dist)) continue;
+            const rvec light = wload(L + 3);
+            lit += ndl * base * light;
+            /* Phong: the light's mirror direction against the view. */
+            const real rv = dot3(mirror, to);
+            if (rv > R(0.0)) spec += (ks * rt_pow32(rv)) * light;
+        }
+        const real keep = weight * (R(1.0) - refl);
+        col += keep * lit + weight * spec;
+        if (bounce >= depth || refl <= R(0.0)) break;
+        weight *= refl;
+        o = q;
+        d = mirror;
+    }
+    return rt_byte(col.x) | rt_byte(col.y) << 8 | rt_byte(col.z) << 16 | 0xFF000000u;
+}
+#endif
+
+/* ---- entry points ---- */
+#if defined(ENTRY_rt_animate)
+/* The world at time t: header and lights copied, spheres moved; one
+ * invocation per word of the header and lights, or per sphere. Arguments
+ * (scene, world, int n, float t). */
+layout(push_constant) uniform Args { int n; float t; } args;
+CO_BUFFER(1, writeonly, real, world)
+void main() {
+    const int i = int(gl_GlobalInvocationID.x);
+    if (i < RT_SPHERES) world[i] = scene[i];
+    if (i < args.n) {
+        real s[RT_SW];
+        rt_move(i, real(args.t), s);
+        for (int k = 0; k < RT_SW; k++) world[RT_SPHERES + RT_SW * i + k] = s[k];
+    }
+}
+
+#elif defined(ENTRY_rt_render)
+/* One pixel per invocation, over a band of `rows` rows of the frame from
+ * row row0 (the whole frame: 0 and height); image holds the band's rows.
+ * Arguments (world, int n, nlights, width, height, depth, frame, row0,
+ * rows, image). */
+layout(push_constant) uniform Args {
+    int n, nlights, width, height, depth, frame, row0, rows;
+} args;
+CO_BUFFER(1, writeonly, uint, image)
+void main() {
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= args.width || y >= args.rows) return;
+    image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
+        rt_pixel(args.n, args.nlights, args.width, args.height, args.depth, x, args.row0 + y);
+}
+
+#elif defined(ENTRY_rt_render_local)
+/* The seed's step: the work-group animates the spheres into shared memory
+ * (each invocation moves some), then traces from there; group (0, 0) also
+ * writes its copy out. Arguments (scene, world_out, int n, nlights, width,
+ * height, depth, frame, row0, rows, float t, image): a band as rt_render's. */
+layout(push_constant) uniform Args {
+    int n, nlights, width, height, depth, frame, row0, rows;
+    float t;
+} args;
+CO_BUFFER(1, writeonly, real, world_out)
+CO_BUFFER(2, writeonly, uint, image)
+void main() {
+    const int lid = int(gl_LocalInvocationIndex);
+    const int lsize = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y), n = args.n;
+    for (int i = lid; i < RT_SPHERES; i += lsize) WD(i) = scene[i];
+    for (int i = lid; i < n; i += lsize) {
+        real s[RT_SW];
+        rt_move(i, real(args.t), s);
+        for (int k = 0; k < RT_SW; k++) WD(RT_SPHERES + RT_SW * i + k) = s[k];
+    }
+    barrier();
+    if (gl_WorkGroupID.x == 0 && gl_WorkGroupID.y == 0)
+        for (int i = lid; i < RT_SPHERES + RT_SW * n; i += lsize) world_out[i] = WD(i);
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= args.width || y >= args.rows) return;
+    image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
+        rt_pixel(n, args.nlights, args.width, args.height, args.depth, x, args.row0 + y);
+}
+#endif
