@@ -28,3 +28,7 @@ layout(constant_id = 3) const uint CO_LOCAL_BYTES = 4;
 #define co_group_id(d) gl_WorkGroupID[d]
 #define co_num_groups(d) gl_NumWorkGroups[d]
 #define co_global_size(d) (gl_NumWorkGroups[d] * gl_WorkGroupSize[d])
+/* Headers shared with kernels/*.cl (#include "NAME.cl", expanded as for
+ * OpenCL) see CO_GLSL; their functions' CO_INLINE is nothing here. */
+#define CO_GLSL 1
+#define CO_INLINE

@@ -172,18 +172,27 @@ static char *with_includes(char *src, const char *file, const char *const *names
     return out;
 }
 
-char *co_kernel_source(const char *name) {
-    char *src = with_prelude(name, ".cl", co_embedded_kernel_names, co_embedded_kernel_sources,
-                             "dialect", ".h", co_embedded_dialect);
-    char file[NAME_LEN + 4];
-    snprintf(file, sizeof file, "%.*s.cl", NAME_LEN - 1, name);
+/* `name` + ext with its prelude, each line `#include "NAME.cl"` expanded. */
+static char *source_text(const char *name, const char *ext, const char *const *names,
+                         const char *const *sources, const char *prelude_name,
+                         const char *prelude_ext, const char *embedded_prelude) {
+    char *src =
+        with_prelude(name, ext, names, sources, prelude_name, prelude_ext, embedded_prelude);
+    char file[NAME_LEN + 8];
+    snprintf(file, sizeof file, "%.*s%s", NAME_LEN - 1, name, ext);
     return src ? with_includes(src, file, co_embedded_kernel_names, co_embedded_kernel_sources)
                : NULL;
 }
 
+char *co_kernel_source(const char *name) {
+    return source_text(name, ".cl", co_embedded_kernel_names, co_embedded_kernel_sources, "dialect",
+                       ".h", co_embedded_dialect);
+}
+
 /* GLSL: the prelude holds #version and GL_GOOGLE_cpp_style_line_directive,
- * which lets the #line name the file. */
+ * which lets the #line name the file; an included kernel file is a header
+ * written for both (boxfilter_common.cl's first part, under CO_GLSL). */
 char *co_shader_source(const char *name) {
-    return with_prelude(name, ".comp", co_embedded_shader_names, co_embedded_shader_sources,
-                        "prelude", ".glsl", co_embedded_shader_prelude);
+    return source_text(name, ".comp", co_embedded_shader_names, co_embedded_shader_sources,
+                       "prelude", ".glsl", co_embedded_shader_prelude);
 }
