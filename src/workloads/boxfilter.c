@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "core/image.h"
 #include "core/workload.h"
 
@@ -515,13 +516,21 @@ static co_status run_omp(co_job *job) {
                   : CO_OK;
 }
 
-/* ---- device variants: one kernel source for OpenCL and CUDA ---- */
+/* ---- device variants: one kernel source for OpenCL and CUDA, GLSL twins for Vulkan ---- */
 
 /* Kernel `entry` of kernels/boxfilter.cl, or for box_fused and box_ring
- * of kernels/boxfilter_fused.cl. */
+ * of kernels/boxfilter_fused.cl; on Vulkan every entry of
+ * kernels/boxfilter.comp, whose 8-bit formats read and write through 8-bit
+ * storage. */
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
+    const bool glsl = co_vulkan_is_device(job->dev);
+    if (glsl && s->format != FMT_F32 && !co_vulkan_has_int8(job->dev))
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
+                       "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
+                       format_names[s->format], job->dev->info.spec);
     char extra[640], defines[1024];
     const int n = snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
                            s->format, first, final, more ? " " : "", more ? more : "");
@@ -529,7 +538,7 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
     co_job_defines(job, extra, defines, sizeof defines);
-    const bool fused = !strcmp(entry, "box_fused") || !strcmp(entry, "box_ring");
+    const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
     return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
 }
 
@@ -880,7 +889,8 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     return 3;
 }
 
-/* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
+/* The ring pass or not, and with NT 0 (auto) the strips' width; never on
+ * Vulkan (kernels/boxfilter.comp has box_fused only). RING 1:
  * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
@@ -897,7 +907,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
-    if (!co_job_param(job, "FUSE") || !ring) {
+    if (!co_job_param(job, "FUSE") || !ring || co_vulkan_is_device(job->dev)) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -1138,7 +1148,8 @@ static const co_param_def sliding_params[] = {
     {"RING", 2, 0, 2, false,
      "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where one of the shapes measured best for the radius fits with whole batches",
+     "on GPUs where one of the shapes measured best for the radius fits with whole batches "
+     "(Vulkan: vertical first always)",
      0},
     {"PF", 0, 0, 8, false,
      "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
@@ -1177,15 +1188,15 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "naive",
      .summary = "one work-item per element sums its whole window",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .run = run_naive},
     {.name = "separable",
      .summary = "horizontal pass, vertical pass, intermediate buffer",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .run = run_separable},
     {.name = "transpose",
      .summary = "each pass writes transposed: both read along rows",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(transpose_params),
      .run = run_transpose,
      .test_params = "TILE=8"},
@@ -1196,7 +1207,7 @@ static const co_variant variants[] = {
      .run = run_image},
     {.name = "sliding",
      .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(sliding_params),
      .run = run_sliding,
      .test_params =
@@ -1219,7 +1230,7 @@ const co_workload co_workload_boxfilter = {
     .summary = "(2r+1)^2 mean filter, float32 or RGBA8, clamp/reflect101/zero borders",
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "sliding", "sliding"},
+    .defaults = {"c", "omp", "sliding", "sliding", "sliding"},
     /* CPUs: c and PoCL's image variant take ~0.1 and ~0.8 s a run at 1024^2. */
     .bench_sets = "width=1024 height=1024 radius=4",
     .bench_sets_gpu = "width=1024 height=1024 radius=4;width=2048 height=2048 radius=4",
