@@ -48,22 +48,24 @@
 #define BF_ACC float
 #define BF_SUM0 (-0.0)
 #define BF_NORM(s, r) ((s) * (1.0 / (float(2 * (r) + 1) * float(2 * (r) + 1))))
-/* Kahan: v += delta with the lost low part in comp (boxfilter_common.cl) */
-#define BF_SLIDE(v, comp, delta)                    \
-    do {                                            \
-        const float y_ = (delta) - (comp);          \
-        const float t_ = (v) + y_;                  \
-        (comp) = (t_ - (v)) - y_;                   \
-        (v) = t_;                                   \
-    } while (false)
+/* Kahan: v += delta with the lost low part in comp (boxfilter_common.cl).
+ * precise: SPIR-V lets a driver reassociate other adds, which would make
+ * (t - v) - y zero. Functions, not do-while blocks, so that loops around
+ * them unroll. */
+void bf_slide(inout float v, inout float comp, const float delta) {
+    precise float y = delta - comp, t = v + y, c = (t - v) - y;
+    comp = c;
+    v = t;
+}
+void bf_end(inout float v, inout float comp, const float run) {
+    precise float t = v + run, c = (t - v) - run;
+    comp = c;
+    v = t;
+}
+#define BF_SLIDE(v, comp, delta) bf_slide(v, comp, delta)
 #define BF_KSUM(s, comp) ((s) - (comp))
 #define BF_RUN0(comp) (-(comp))
-#define BF_END(v, comp, run)                        \
-    do {                                            \
-        const float t_ = (v) + (run);               \
-        (comp) = (t_ - (v)) - (run);                \
-        (v) = t_;                                   \
-    } while (false)
+#define BF_END(v, comp, run) bf_end(v, comp, run)
 #endif
 #define BF_KADD(s, comp, x) BF_SLIDE(s, comp, x)
 #define BF_AT(v, run) ((v) + (run))
@@ -292,6 +294,23 @@ void bf_rows(const int ec, const int H, const int border, const int g, const int
     }
 }
 
+/* The window of row y0 - 1 of column g (rows y0-r-1 .. y0+r-1), summed
+ * compensated into (v, comp): BF_BATCH rows loaded together (bf_rows) and
+ * put in the column's own slots of T, then added from there by a loop of
+ * their own, not unrolled, as spirv-opt's unroller drops `precise` from
+ * the copies it makes (SPIRV-Tools issue 5902, fixed in 2025 by PR 6373). The
+ * rows of a batch are summed before the batch's first barrier: no other
+ * invocation uses the slots then. */
+void bf_start(const int ec, const int H, const int radius, const int border, const int g,
+              const int t, const int y0, inout BF_ACC v, inout BF_ACC comp) {
+    BF_ACC e[BF_BATCH];
+    for (int d0 = -radius - 1; d0 < radius && g >= 0; d0 += BF_BATCH) {
+        bf_rows(ec, H, border, g, y0 + d0, e);
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++) lm[t * BF_TP + i] = e[i];
+        for (int i = 0; i < min(BF_BATCH, radius - d0); i++) BF_KADD(v, comp, lm[t * BF_TP + i]);
+    }
+}
+
 /* CHAINS chains of a part's steps d[0 .. BF_PART-2]: chain c starts at
  * st[c], s plus the steps before it, each chain's steps summed four ways. */
 #define BF_LAST_CHAIN(n) ((n) - (CHAINS - 1) * ((n) / CHAINS))
@@ -366,7 +385,7 @@ void bf_runs(const int t, const int wg, const int hc, const int radius, const in
 #endif
             if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
                 BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
-                [[unroll]] for (int q = 0; q + 1 < BF_PART; q++)
+                [[unroll]] for (int q = 0; q < BF_PART - 1; q++)
                     dl[q] = lm[in0 + q * step + step + span] - lm[in0 + q * step];
                 dl[BF_PART - 1] = BF_ACC(0);
 #if CHAINS > 1
@@ -375,9 +394,10 @@ void bf_runs(const int t, const int wg, const int hc, const int radius, const in
                 [[unroll]] for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
                     [[unroll]] for (int ch = 0; ch < CHAINS; ch++) {
                         const int at = BF_CHAIN_AT(BF_PART, ch, q);
-                        if (at < 0) continue;
-                        lo[row + at * BF_CH + c] = st[ch];
-                        if (at + 1 < BF_PART) st[ch] += dl[at];
+                        if (at >= 0) { /* (no continue: the loops unroll) */
+                            lo[row + at * BF_CH + c] = st[ch];
+                            if (at + 1 < BF_PART) st[ch] += dl[at];
+                        }
                     }
                 }
 #else
@@ -403,29 +423,17 @@ void main() {
     const int y0 = int(gl_WorkGroupID.y) * args.seg, y1 = min(y0 + args.seg, H);
     const int g = t < hc ? bf_halo(t, e0, rc, W, border) : -1; /* this column's input column */
     BF_ACC v = BF_ACC(0), comp = BF_ACC(0), enter[BF_BATCH];
-    /* The column starts with the window of row y0 - 1 (rows y0-r-1 ..
-     * y0+r-1), compensated, so that every row of the segment slides. */
+    /* The column starts with the window of row y0 - 1, so that every row
+     * of the segment slides. */
+    bf_start(ec, H, radius, border, g, t, y0, v, comp);
 #if BF_HIST >= 0
     BF_ACC hist[BF_W]; /* E(yb - 2r - 1) .. E(yb - 1) */
     [[unroll]] for (int d = 0; d < BF_W; d++) {
         const int yy = g >= 0 ? bf_map(y0 - BF_HIST - 1 + d, H, border) : -1;
         hist[d] = yy >= 0 ? BF_SRC(uint(yy) * uint(ec) + uint(g)) : BF_ACC(0);
-        BF_KADD(v, comp, hist[d]);
     }
 #else
     BF_ACC leave[BF_BATCH];
-    for (int d0 = -radius - 1; d0 < radius && g >= 0; d0 += 2 * BF_BATCH) {
-        [[unroll]] for (int i = 0; i < BF_BATCH; i++) {
-            const int ya = d0 + i < radius ? bf_map(y0 + d0 + i, H, border) : -1;
-            const int yb = d0 + BF_BATCH + i < radius ? bf_map(y0 + d0 + BF_BATCH + i, H, border) : -1;
-            enter[i] = ya >= 0 ? BF_SRC(uint(ya) * uint(ec) + uint(g)) : BF_ACC(0);
-            leave[i] = yb >= 0 ? BF_SRC(uint(yb) * uint(ec) + uint(g)) : BF_ACC(0);
-        }
-        [[unroll]] for (int i = 0; i < BF_BATCH; i++) {
-            BF_KADD(v, comp, enter[i]);
-            BF_KADD(v, comp, leave[i]);
-        }
-    }
     bf_rows(ec, H, border, g, y0 - radius - 1, leave);
 #endif
     bf_rows(ec, H, border, g, y0 + radius, enter);
