@@ -306,8 +306,9 @@ void bf_start(const int ec, const int H, const int radius, const int border, con
     BF_ACC e[BF_BATCH];
     for (int d0 = -radius - 1; d0 < radius && g >= 0; d0 += BF_BATCH) {
         bf_rows(ec, H, border, g, y0 + d0, e);
-        [[unroll]] for (int i = 0; i < BF_BATCH; i++) lm[t * BF_TP + i] = e[i];
-        for (int i = 0; i < min(BF_BATCH, radius - d0); i++) BF_KADD(v, comp, lm[t * BF_TP + i]);
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++)
+            lm[t * BF_TP + i] = d0 + i < radius ? e[i] : BF_ACC(0); /* (rows past it: 0) */
+        for (int i = 0; i < BF_BATCH; i++) BF_KADD(v, comp, lm[t * BF_TP + i]);
     }
 }
 
