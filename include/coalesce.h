@@ -379,8 +379,10 @@ CO_API co_status co_peak_cache_path(char *out, size_t len);
  * candidate built, run, verified and timed as co_run does (warm-up,
  * repetitions, median). One that fails to build, launch or verify is kept
  * with its status and never chosen. The default configuration is always
- * the first candidate, and at the end the best and the default are timed
- * again side by side: the best is chosen only if it is faster there. The
+ * the first candidate (the database's choice for the same key, from an
+ * earlier search, follows it: never cut by the budget), and at the end the
+ * best and the default are timed again side by side: the best is chosen
+ * only if it is faster there. The
  * choice is kept in the tuning database (co_tune_db_path), keyed by the
  * device (backend, name, driver), workload, variant and size class (each
  * size of 64 or more rounded to the nearest power of two), and co_run uses
@@ -490,6 +492,10 @@ CO_API co_status co_tune_db_import(const char *file, size_t *count);
 
 /* ---- direct calls on caller data -------------------------------------- */
 
+/* Every call below runs its variant with the tuning database's values for
+ * the device, variant and size class where it has some (coalesce tune),
+ * else the variant's defaults. */
+
 /* C = A * B, row-major float32: A is m x k, B is k x n, C is m x n.
  * variant NULL picks the device's default. Host pointers in and out.
  * CO_ERR_INVALID for a NULL ctx or matrix, m, n or k of 0, or sizes whose
@@ -499,8 +505,8 @@ CO_API co_status co_sgemm(co_context *ctx, size_t device, const char *variant, s
 
 /* ---- what the compiler made of it (src/core/il.c) --------------------- */
 
-/* Static instruction counts in one kernel's compiler output (PTX, SASS or
- * LLVM IR): each instruction once, however often it runs. Global loads and
+/* Static instruction counts in one kernel's compiler output (PTX, SASS,
+ * LLVM IR or SPIR-V): each instruction once, however often it runs. Global loads and
  * stores by width: [0] scalar, [1] 2-wide, [2] 4-wide vectors. `shared` is
  * the work-group's memory (OpenCL __local, CUDA __shared__); `local` a
  * work-item's own memory outside registers (PTX .local: spills, arrays).
@@ -566,7 +572,8 @@ CO_API void co_il_report_free(co_il_report *report);
 /* Formats of a device (target as for co_il_make), space-separated, the default first. */
 CO_API co_status co_il_formats(co_context *ctx, size_t device, const char *target, char *out,
                                size_t len);
-/* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg");
+/* Count the instruction mix of `text` in `format` ("ptx", "sass", "ir", "wg",
+ * "spirv": SPIR-V assembly, counted as src/core/il_spirv.c's head says);
  * CO_ERR_UNSUPPORTED for a format not counted. */
 CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *out);
 
@@ -578,7 +585,7 @@ CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *ou
  * arrays are bound to the caller's memory instead of freshly allocated ones.
  * Operands are co_mem: a host pointer or a co_buffer.
  *  - A co_buffer on the call's device is used in place: no copy.
- *  - A host pointer on an OpenCL/CUDA device is copied in (inputs) and out
+ *  - A host pointer on an OpenCL, CUDA or Vulkan device is copied in (inputs) and out
  *    (outputs) for the call; on the host devices (c, omp) it is used in place.
  *  - A buffer on another device is an error (CO_ERR_INVALID), never copied
  *    silently; the two host devices share memory, so a buffer of "c" serves
@@ -594,6 +601,15 @@ CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *ou
  * CO_ERR_LIMIT (device or host memory, work-group limits), CO_ERR_NOMEM,
  * CO_ERR_BUILD (kernel compile, log in co_last_error), CO_ERR_DEVICE (the
  * device API failed), CO_ERR_VERIFY (check mode, below).
+ *
+ * Cost: a call returns when its work is done on the device; its kernels
+ * run back to back (on OpenCL and CUDA they are queued and waited for
+ * once). Working memory the caller does not provide (scratch, reduce's
+ * sum) is allocated on a call's first use and kept for the next: by the
+ * context, up to 64 MiB an array, per device and workload (freed with
+ * co_context_destroy); by a collider or ray tracer for its own steps and
+ * frames (freed with it). Larger working memory and the packed copies of
+ * strided or transposed operands are allocated per call.
  *
  * Thread safety: every function of this section takes its context's mutex,
  * so one context may be shared by several threads (their calls on it run
@@ -620,6 +636,11 @@ CO_API void co_buffer_free(co_buffer *buf);
  * the size; CO_ERR_DEVICE: the transfer failed. */
 CO_API co_status co_buffer_upload(co_buffer *buf, const void *src, size_t bytes);
 CO_API co_status co_buffer_download(co_buffer *buf, void *dst, size_t bytes);
+/* The same `offset` bytes into the buffer (rows of an image, a halo): one
+ * copy each. CO_ERR_INVALID: as above, or offset + bytes past the buffer's
+ * size; CO_ERR_UNSUPPORTED: a device that copies whole buffers only. */
+CO_API co_status co_buffer_write(co_buffer *buf, size_t offset, const void *src, size_t bytes);
+CO_API co_status co_buffer_read(co_buffer *buf, size_t offset, void *dst, size_t bytes);
 /* Its size in bytes, and its device index; 0 (co_last_error set) for NULL. */
 CO_API size_t co_buffer_size(const co_buffer *buf);
 CO_API size_t co_buffer_device(const co_buffer *buf);
@@ -643,13 +664,13 @@ static inline co_mem co_mem_buffer(co_buffer *b) {
  * reduce's pairwise bound, grayscale and RGBA8 box filter exact, the
  * collider's reference steps and invariants, the ray tracer against the
  * host tracer's image); a mismatch is CO_ERR_VERIFY with the error and the
- * tolerance in co_last_error. On OpenCL/CUDA it downloads what it checks
+ * tolerance in co_last_error. On OpenCL, CUDA and Vulkan it downloads what it checks
  * (counted as copies). CO_ERR_INVALID for a NULL ctx. */
 CO_API co_status co_context_set_check(co_context *ctx, bool on);
 
 /* Host<->device copies made by this section's calls on ctx since it was
  * created (or reset): co_buffer_upload/download, the copies in and out of
- * host operands on OpenCL/CUDA, results read back (co_reduce_sum's sum,
+ * host operands on OpenCL, CUDA and Vulkan, results read back (co_reduce_sum's sum,
  * co_collider_read), the ray tracer's scene, check mode's downloads. Moves
  * within a device (packing strided rows, transposing) are not copies. On
  * the c and omp devices nothing is a host<->device copy but the explicit
@@ -790,6 +811,15 @@ typedef struct co_rt_scene {
  * 50 degrees, ambient 0.12, specular 0.5, plane at y = 0 with cells of 2
  * reflecting 0.2, depth 4; no spheres, no lights. CO_ERR_INVALID for NULL. */
 CO_API co_status co_rt_scene_default(co_rt_scene *scene);
+/* The workload's seeded scene, the one `coalesce run raytrace --spheres
+ * NSPHERES --lights NLIGHTS --seed SEED` renders (spheres orbiting and
+ * bouncing over the plane, lights in an arc above): co_rt_scene_default's
+ * camera and shading, with spheres and lights (the caller's arrays, of
+ * nspheres and nlights elements) filled from seed. CO_ERR_INVALID: NULL
+ * scene or lights, spheres NULL with nspheres > 0, nspheres over 4096,
+ * nlights outside 1..8. */
+CO_API co_status co_rt_scene_random(co_rt_scene *scene, co_rt_sphere *spheres, size_t nspheres,
+                                    co_rt_light *lights, size_t nlights, uint64_t seed);
 
 typedef struct co_raytracer co_raytracer;
 /* A tracer of `scene` (copied: the caller's arrays may go afterwards), in
@@ -804,6 +834,32 @@ CO_API co_status co_raytracer_render(co_raytracer *rt, size_t width, size_t heig
                                      co_mem image, size_t stride);
 /* NULL is a no-op. */
 CO_API void co_raytracer_destroy(co_raytracer *rt);
+
+/* ---- images in and out: PNG (stb, compiled into the library privately) ---- */
+
+/* An 8-bit image: `channels` (1 gray, 2 gray + alpha, 3 RGB, 4 RGBA)
+ * interleaved, rows packed (width x channels bytes apart), top row first. */
+typedef struct co_image {
+    int width, height, channels;
+    unsigned char *pixels; /* the library's: co_image_free */
+} co_image;
+
+/* Read an image file (PNG; also JPEG, BMP, TGA, PNM, GIF's first frame:
+ * what stb_image reads) converted to `channels` (1..4: gray is the
+ * luminance, a missing alpha is opaque). *out is zeroed first and freed
+ * with co_image_free. CO_ERR_INVALID: NULL path or out, channels outside
+ * 1..4; CO_ERR_IO: the file cannot be opened or decoded (the reason in
+ * co_last_error). */
+CO_API co_status co_image_load(const char *path, int channels, co_image *out);
+/* Write width x height pixels of `channels` (1..4, rows packed) as a PNG
+ * file. CO_ERR_INVALID: NULL path or pixels, a size under 1, channels
+ * outside 1..4, width x channels over 2^31-1; CO_ERR_IO: the file cannot
+ * be written. */
+CO_API co_status co_image_save_png(const char *path, int width, int height, int channels,
+                                   const unsigned char *pixels);
+/* Free an image's pixels and zero it; NULL, or an image already freed,
+ * is a no-op. */
+CO_API void co_image_free(co_image *img);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * kernels/boxfilter_common.cl; the fused single passes:
  * kernels/boxfilter_fused.cl).
  *
- * Defines: RGBA8, BF_FIRST (source is the image, else an intermediate of raw sums),
+ * Defines: BF_U8 and BF_CH (the format), BF_FIRST (source is the image, else an intermediate of raw sums),
  * BF_FINAL (destination is the image, normalised; else raw sums),
  * TILE, SY: work-group shape of box_transpose / box_slide.
  *
@@ -179,18 +179,20 @@ __kernel void box_slide(const int W, const int H, const int radius, const int bo
  * -DBF_BORDER:
  * CLK_ADDRESS_CLAMP_TO_EDGE / CLK_ADDRESS_CLAMP; CUDA: the texture object's
  * address mode, set when the backend made it); reflect101 has no hardware
- * mode: its coordinates are mapped here, then read clamped. RGBA8 images
- * hold unsigned integers (CL_UNSIGNED_INT8, CUDA read-as-integer), so the
- * sums stay exact. */
+ * mode: its coordinates are mapped here, then read clamped. 8-bit images
+ * (RGBA8, gray8) hold unsigned integers (CL_UNSIGNED_INT8, CUDA
+ * read-as-integer), so the sums stay exact. */
 #if BF_IMAGES && !defined(CO_HOST)
 #ifdef CO_CUDA
 #define BF_IMAGE_ARG unsigned long long /* cudaTextureObject_t */
-#if RGBA8
+#if BF_U8 && BF_CH == 4
 #define BF_READ(img, px, py, border, v)                                                        \
     do {                                                                                     \
         const uchar4 t_ = tex2D<uchar4>((img), (float)(px) + 0.5f, (float)(py) + 0.5f);        \
         (v)[0] = t_.x, (v)[1] = t_.y, (v)[2] = t_.z, (v)[3] = t_.w;                          \
     } while (0)
+#elif BF_U8
+#define BF_READ(img, px, py, border, v) ((v)[0] = tex2D<uchar>((img), (float)(px) + 0.5f, (float)(py) + 0.5f))
 #else
 #define BF_READ(img, px, py, border, v) ((v)[0] = tex2D<float>((img), (float)(px) + 0.5f, (float)(py) + 0.5f))
 #endif
@@ -203,12 +205,14 @@ __constant sampler_t bf_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAM
 #else
 __constant sampler_t bf_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
 #endif
-#if RGBA8
+#if BF_U8 && BF_CH == 4
 #define BF_READ(img, px, py, border, v)                                                      \
     do {                                                                                     \
         const uint4 t_ = read_imageui((img), bf_sampler, (int2)((px), (py)));               \
         (v)[0] = t_.x, (v)[1] = t_.y, (v)[2] = t_.z, (v)[3] = t_.w;                          \
     } while (0)
+#elif BF_U8
+#define BF_READ(img, px, py, border, v) ((v)[0] = read_imageui((img), bf_sampler, (int2)((px), (py))).x)
 #else
 #define BF_READ(img, px, py, border, v) ((v)[0] = read_imagef((img), bf_sampler, (int2)((px), (py))).x)
 #endif

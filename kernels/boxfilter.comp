@@ -1,6 +1,6 @@
 /* Box filter in GLSL: the twins of kernels/boxfilter.cl's box_naive,
  * box_line, box_transpose and box_slide and of kernels/boxfilter_fused.cl's
- * box_fused (vertical first), with their arguments, defines (RGBA8,
+ * box_fused (vertical first), with their arguments, defines (BF_U8, BF_CH,
  * BF_FIRST, BF_FINAL, TILE, SY, NT, BF_BATCH, BF_HIST, BF_BLOCKS, LMAX,
  * CHAINS, BF_KAHAN0), work-groups and sums, so that the host code
  * (src/workloads/boxfilter.c) launches them unchanged and its error model
@@ -15,21 +15,17 @@
 
 #include "boxfilter_common.cl"
 
-/* The formats: BF_CH channels a pixel; BF_BYTES 1: 8-bit elements, exact
- * uint sums; 0: float32, compensated float sums (boxfilter_common.cl's
- * second part, in GLSL). */
-#ifndef RGBA8
-#define RGBA8 0
+/* The formats, as the host's table gives them: BF_U8 1, 8-bit elements
+ * with exact uint sums; 0, float32 with compensated float sums
+ * (boxfilter_common.cl's second part, in GLSL); BF_CH channels a pixel. */
+#ifndef BF_U8
+#define BF_U8 0
 #endif
-#if RGBA8
-#define BF_CH 4
-#define BF_BYTES 1
-#else
+#ifndef BF_CH
 #define BF_CH 1
-#define BF_BYTES 0
 #endif
 
-#if BF_BYTES
+#if BF_U8
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #define BF_T uint8_t

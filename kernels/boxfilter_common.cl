@@ -9,8 +9,9 @@
  * is one channel of one pixel, so RGBA8 is filtered as 4 independent planes
  * whose horizontal neighbours are BF_CH elements apart.
  *
- * Defines: RGBA8 (0: float32, 1: RGBA8 with exact 32-bit integer sums);
- * BF_NAME suffixes names (the host C, once per format). Here: the border
+ * Defines: BF_U8 (0: float32, 1: 8-bit elements with exact 32-bit integer
+ * sums), BF_CH (channels a pixel: 1, or 4 for RGBA8; the host's format
+ * table gives both); BF_NAME suffixes names (the host C, once per format). Here: the border
  * rule and the windows as spans (format-free, once), then each format's
  * types and its sums: compensated (float) or exact (uint). The GLSL twins
  * (kernels/boxfilter.comp, CO_GLSL) include the format-free part only, so
@@ -102,23 +103,24 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #ifndef BF_NAME
 #define BF_NAME(x) x
 #endif
-#ifndef RGBA8
-#define RGBA8 0
+#ifndef BF_U8
+#define BF_U8 0
+#endif
+#ifndef BF_CH
+#define BF_CH 1
 #endif
 #undef BF_T
 #undef BF_ACC
 #undef BF_SUM0
-#undef BF_CH
 #undef BF_NORM
 /* BF_SUM0 starts a sum. For float it is -0: x + -0 is x for every x, so
  * the compiler drops the first add; x + +0 is not (-0 + +0 = +0), so with
  * +0 every partial sum cost an add more (box_ring at r = 64 for sm_90: 30
  * adds a 16-row batch, 648 -> 558 in its SASS). */
-#if RGBA8
+#if BF_U8
 #define BF_T uchar
 #define BF_ACC uint
 #define BF_SUM0 0u
-#define BF_CH 4
 /* (2r+1)^2 is odd: adding half of it rounds to nearest with no ties. */
 #define BF_NORM(s, r) ((uchar)(((s) + (uint)((2 * (r) + 1) * (2 * (r) + 1)) / 2u) / \
                                (uint)((2 * (r) + 1) * (2 * (r) + 1))))
@@ -126,7 +128,6 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #define BF_T float
 #define BF_ACC float
 #define BF_SUM0 (-0.0f)
-#define BF_CH 1
 /* A multiply by the reciprocal (hoisted out of loops), not a division. */
 #define BF_NORM(s, r) ((s) * (1.0f / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1))))
 #endif
@@ -135,7 +136,7 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
  * grows with |delta| rather than with the sum, over the whole segment;
  * `comp` carries the lost low-order part. uint wraps and comes back exactly. */
 #undef BF_SLIDE
-#if RGBA8
+#if BF_U8
 #define BF_SLIDE(v, comp, delta) ((v) += (delta), (void)(comp))
 #else
 #define BF_SLIDE(v, comp, delta)                                                             \
@@ -150,7 +151,7 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #undef BF_KADD
 #undef BF_KSUM
 #define BF_KADD(s, comp, x) BF_SLIDE(s, comp, x)
-#if RGBA8
+#if BF_U8
 #define BF_KSUM(s, comp) ((void)(comp), (s))
 #else
 #define BF_KSUM(s, comp) ((s) - (comp))
@@ -163,7 +164,7 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
  * of a batch is one add a row, not BF_SLIDE's four. */
 #undef BF_RUN0
 #undef BF_END
-#if RGBA8
+#if BF_U8
 #define BF_RUN0(comp) ((void)(comp), 0u)
 #define BF_END(v, comp, run) ((v) += (run), (void)(comp))
 #else

@@ -112,7 +112,7 @@ CO_INLINE void bf_batch(__global const BF_T *CO_RESTRICT src, int ec, int H, int
 #endif
 #define BF_TP (BF_BATCH + 1)
 #if BF_VEC
-#if RGBA8 || BF_PART % 4 || !defined(BF_RADIUS)
+#if BF_U8 || BF_CH != 1 || BF_PART % 4 || !defined(BF_RADIUS)
 #error "BF_VEC needs float32, BF_PART a multiple of 4 and BF_RADIUS"
 #endif
 /* v[0 .. 4 quads - 1] = p[0 ..], four floats a read (p 16-byte aligned). */

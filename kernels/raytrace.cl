@@ -310,17 +310,19 @@ __kernel void rt_animate(__global const real *scene, __global real *world, const
 }
 
 /* One pixel per work-item; the world in global (RT_SPACE 0) or constant
- * memory (RT_SPACE 1: the argument in OpenCL, rt_world in CUDA). */
+ * memory (RT_SPACE 1: the argument in OpenCL, rt_world in CUDA). The
+ * launch covers a band of `rows` rows of the width x height frame from row
+ * row0 (the whole frame: 0 and height); image holds the band's rows. */
 __kernel void rt_render(WORLD *world, const int n, const int nlights,
                         const int width, const int height, const int depth, const int frame,
-                        __global uint *image) {
+                        const int row0, const int rows, __global uint *image) {
 #if RT_SPACE == 1 && defined(CO_CUDA)
     world = rt_world;
 #endif
     const int x = (int)get_global_id(0), y = (int)get_global_id(1);
-    if (x >= width || y >= height) return;
-    image[((size_t)frame * height + y) * width + x] =
-        rt_pixel(world, n, nlights, width, height, depth, x, y);
+    if (x >= width || y >= rows) return;
+    image[((size_t)frame * rows + y) * width + x] =
+        rt_pixel(world, n, nlights, width, height, depth, x, row0 + y);
 }
 #endif
 
@@ -331,7 +333,8 @@ __kernel void rt_render(WORLD *world, const int n, const int nlights,
 __kernel void rt_render_local(__global const real *scene, __global real *world_out,
                               const int n, const int nlights, const int width,
                               const int height, const int depth, const int frame,
-                              const float t, __global uint *image) {
+                              const int row0, const int rows, const float t,
+                              __global uint *image) {
     __local real w[RT_SPHERES + RT_SW * RT_NMAX];
     const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
     const int lsize = (int)(get_local_size(0) * get_local_size(1));
@@ -345,9 +348,9 @@ __kernel void rt_render_local(__global const real *scene, __global real *world_o
     if (get_group_id(0) == 0 && get_group_id(1) == 0)
         for (int i = lid; i < RT_SPHERES + RT_SW * n; i += lsize) world_out[i] = w[i];
     const int x = (int)get_global_id(0), y = (int)get_global_id(1);
-    if (x >= width || y >= height) return;
-    image[((size_t)frame * height + y) * width + x] =
-        rt_pixel(w, n, nlights, width, height, depth, x, y);
+    if (x >= width || y >= rows) return;
+    image[((size_t)frame * rows + y) * width + x] =
+        rt_pixel(w, n, nlights, width, height, depth, x, row0 + y);
 }
 #endif
 

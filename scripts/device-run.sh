@@ -3,6 +3,7 @@
 #   run_sweep plan67.txt                                           # scripts/sweep.sh, verified
 #   run_tests boxfilter cuda sliding                               # test_backends in 8 shards
 #   run_goals                                                      # the box filter's goals' bench
+#   run_npp                                                        # ... against NPP, f32 and RGBA8
 #   run_pack                                                       # $OUT/run67.tgz
 # Results go to $OUT/NAME (what the device tool brings back), kernels to /tmp/cocache.
 source .gpu/gpu-env.sh
@@ -56,6 +57,26 @@ run_goals() {
     grep -o '"radius": [0-9]*\|"median_ms": [0-9.]*' "$O/torch.txt" | tr '\n' ' '
     echo
     run_bench cuda "1 64" again-
+}
+
+# The box filter against NPP (issue 35): sliding and npp side by side at 8192^2, clamp (NPP's
+# only border), float32 and RGBA8, r = 1 .. 256 (REPS runs each, default 10; 3 from r = 128,
+# should NPP's cost grow with the window), every run verified; the copy ceiling first.
+run_npp() {
+    local f r reps
+    build/coalesce peak --device cuda >"$O/peak-cuda.txt" 2>&1
+    grep copy "$O/peak-cuda.txt"
+    for f in f32 rgba8; do
+        for r in 1 4 16 64 128 256; do
+            reps=${REPS:-10}
+            [ "$r" -ge 128 ] && reps=3
+            build/coalesce bench boxfilter --device cuda --variant sliding,npp --reps "$reps" --json \
+                --set "width=8192 height=8192 radius=$r border=clamp format=$f" \
+                >"$O/npp-$f-r$r.json" 2>"$O/npp-$f-r$r.err"
+            echo "$f r=$r $(grep -o '"variant": "[a-z]*"\|"median": [0-9.]*\|"fraction": [0-9.]*\|"check": "[a-z, ]*"' \
+                "$O/npp-$f-r$r.json" | tr '\n' ' ')"
+        done
+    done
 }
 
 # Everything under $OUT/NAME as one file (the device tool brings back at most 8).

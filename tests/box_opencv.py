@@ -4,15 +4,15 @@
   box_opencv.py COALESCE
 
 Random PNGs (gray and RGBA, odd sizes) go through `coalesce run boxfilter
---input X --output Y.raw` (the raw output: float32 or RGBA8 values as
+--input X --output Y.raw` (the raw output: float32 or 8-bit values as
 computed, not PNG-quantised) for every border at radii 0, 1, 5, the image's
 size and far beyond, and are compared with cv2.boxFilter on the same values
-(gray: the PNG's bytes / 255 as float32). Tolerances: float32 2^-20 of the
-data's scale (above coalesce's model bound, below any wrong tap: one tap in
-a window of (2r+1)^2 moves the mean by 1/(2r+1)^2 of a pixel); RGBA8 +-1
-(OpenCV rounds its fixed-point mean, coalesce the exact one); r = 0 exact.
-Also checks that an RGBA PNG comes out RGBA (format rgba8) without --format,
-and a gray one f32. Exit 0 all agree, 1 one line per difference, 77 when cv2
+(gray as gray8, its bytes, and with --format f32 as the bytes / 255 in
+float32). Tolerances: float32 2^-20 of the data's scale (above coalesce's
+model bound, below any wrong tap: one tap in a window of (2r+1)^2 moves the
+mean by 1/(2r+1)^2 of a pixel); 8-bit +-1 (OpenCV rounds its fixed-point
+mean, coalesce the exact one); r = 0 exact. Also checks that an RGBA PNG
+comes out RGBA (format rgba8) without --format, and a gray one gray8. Exit 0 all agree, 1 one line per difference, 77 when cv2
 or numpy is missing (ctest: skipped)."""
 import json
 import os
@@ -46,11 +46,14 @@ def main(co):
     fails, checks = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         env.setdefault("COALESCE_CACHE_DIR", tmp)
-        for ch, (w, h) in ((1, (31, 17)), (4, (23, 11))):
+        for ch, (w, h), fmt in ((1, (31, 17), "gray8"), (1, (31, 17), "f32"),
+                                (4, (23, 11), "rgba8")):
             px = rng.integers(0, 256, (h, w, ch), dtype=np.uint8)
             png = os.path.join(tmp, f"in{ch}.png")
             write_png(png, w, h, ch, px.tobytes())
-            src = px[:, :, 0].astype(np.float32) / np.float32(255) if ch == 1 else px
+            src = px[:, :, 0].astype(np.float32) / np.float32(255) if fmt == "f32" else \
+                px[:, :, 0] if ch == 1 else px
+            forced = ["--format", "f32"] if fmt == "f32" else []  # else the file's own
             for r in (0, 1, 5, max(w, h), 4 * max(w, h) + 3, 1000):
                 for border, cvb in BORDERS.items():
                     out = os.path.join(tmp, "out.raw")
@@ -59,23 +62,24 @@ def main(co):
                         device = "omp" if variant == "omp" else "c"
                         rc, so, se = run(co, ["--device", device, "--variant", variant,
                                               "--input", png, "--output", out,
-                                              "--radius", str(r), "--border", border], env)
-                        what = f"{ch}-channel {w}x{h} r={r} {border} {variant}"
+                                              "--radius", str(r), "--border", border] + forced,
+                                         env)
+                        what = f"{fmt} {w}x{h} r={r} {border} {variant}"
                         if rc != 0:
                             fails.append(f"{what}: exit {rc}: {se.strip().splitlines()[:1]}")
                             continue
-                        fmt = json.loads(so)["results"][0]["sizes"]["format"]
-                        if fmt != ("f32" if ch == 1 else "rgba8"):
-                            fails.append(f"{what}: format {fmt}, expected the input's")
+                        ran = json.loads(so)["results"][0]["sizes"]["format"]
+                        if ran != fmt:
+                            fails.append(f"{what}: format {ran}, expected {fmt}")
                             continue
                         k = 2 * r + 1
                         want = cv2.boxFilter(src, -1, (k, k), normalize=True, borderType=cvb)
-                        if ch == 1:
+                        if fmt == "f32":
                             got = np.fromfile(out, dtype=np.float32).reshape(h, w)
                             diff = float(np.abs(got.astype(np.float64) - want).max())
                             tol = 0.0 if r == 0 else 2.0 ** -20
                         else:
-                            got = np.fromfile(out, dtype=np.uint8).reshape(h, w, 4)
+                            got = np.fromfile(out, dtype=np.uint8).reshape(want.shape)
                             diff = float(np.abs(got.astype(np.int32) - want.astype(np.int32)).max())
                             tol = 0.0 if r == 0 else 1.0
                         checks += 1

@@ -12,6 +12,8 @@ import jsonschema
 def check(doc, where):
     problems = []
     for i, r in enumerate(doc.get("results", [])):
+        if r.get("kind") == "tune" and "candidates" in r:
+            problems += check_tune(r, f"{where}: result {i}")
         if r.get("kind") != "run" or r.get("status") not in ("ok", "verify"):
             continue
         for key, rate in r["rates"].items():
@@ -21,6 +23,33 @@ def check(doc, where):
             problems.append(f"{where}: result {i}: GFLOP/s without flops")
         if (r["ceiling"] is None) != (r["fraction"] is None):
             problems.append(f"{where}: result {i}: a fraction needs its ceiling")
+    return problems
+
+
+def check_tune(r, where):
+    """A search: the default first and only there, the best flagged where the
+    index says, every candidate that ran ok verified and timed, the choice
+    no slower than the default side by side."""
+    problems = []
+    c = r["candidates"]
+    if len(c) != r["candidates_run"]:
+        problems.append(f"{where}: {len(c)} candidates, candidates_run {r['candidates_run']}")
+    if [x["default"] for x in c] != [True] + [False] * (len(c) - 1):
+        problems.append(f"{where}: the default must be candidate 0 and only it")
+    flagged = [k for k, x in enumerate(c) if x["best"]]
+    if flagged != ([] if r["best"] is None else [r["best"]]):
+        problems.append(f"{where}: best {r['best']}, candidates flagged best {flagged}")
+    for k, x in enumerate(c):
+        if x["status"] == "ok" and (not x["verified"] or x["median_ms"] is None):
+            problems.append(f"{where}: candidate {k} ok but not verified and timed")
+        if x["status"] != "ok" and not x["message"]:
+            problems.append(f"{where}: candidate {k} is '{x['status']}' without a message")
+    if r["best"] is not None:
+        b = c[r["best"]]
+        if b["status"] != "ok":
+            problems.append(f"{where}: the best candidate is '{b['status']}'")
+        if r["best_ms"] is None or r["default_ms"] is None or r["best_ms"] > r["default_ms"]:
+            problems.append(f"{where}: best_ms {r['best_ms']} over default_ms {r['default_ms']}")
     return problems
 
 

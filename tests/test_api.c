@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coalesce.h"
 #include "core/workload.h"
@@ -344,6 +345,46 @@ static void test_build_log(void) {
           "a build log longer than the message buffer is cut, not overrun");
 }
 
+/* co_image_*: bad arguments, a file that is not there or not an image, and
+ * a round trip through a PNG file (exact: PNG is lossless). */
+static void test_image(void) {
+    co_image img = {.width = 7};
+    unsigned char px[3 * 5 * 4], one = 9;
+    for (size_t i = 0; i < sizeof px; i++) px[i] = (unsigned char)(i * 37 + 11);
+    EXPECT_STATUS(co_image_load(NULL, 4, &img), "co_image_load path");
+    check(img.width == 0 && img.pixels == NULL, "co_image_load zeroes *out on failure");
+    EXPECT_STATUS(co_image_load("x.png", 4, NULL), "co_image_load out");
+    EXPECT_STATUS(co_image_load("x.png", 5, &img), "co_image_load channels");
+    EXPECT_STATUS(co_image_load("/nonexistent/x.png", 4, &img), "/nonexistent/x.png");
+    EXPECT_STATUS(co_image_save_png(NULL, 1, 1, 1, &one), "co_image_save_png path");
+    EXPECT_STATUS(co_image_save_png("x.png", 1, 1, 1, NULL), "co_image_save_png pixels");
+    EXPECT_STATUS(co_image_save_png("x.png", 0, 1, 1, &one), "co_image_save_png 0x1");
+    EXPECT_STATUS(co_image_save_png("x.png", 1, 1, 0, &one), "co_image_save_png channels");
+    EXPECT_STATUS(co_image_save_png("x.png", 1 << 30, 1, 4, &one), "co_image_save_png 2^31");
+    EXPECT_STATUS(co_image_save_png("/nonexistent/x.png", 1, 1, 1, &one), "/nonexistent/x.png");
+    char path[] = "/tmp/coalesce-test-api-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        check(false, "a temporary file");
+        return;
+    }
+    close(fd);
+    EXPECT_STATUS(co_image_load(path, 1, &img), "cannot read image"); /* empty: not an image */
+    co_status st = co_image_save_png(path, 5, 3, 4, px);
+    co_image back = {0}, gray = {0};
+    if (!st) st = co_image_load(path, 4, &back);
+    if (!st) st = co_image_load(path, 1, &gray);
+    check(st == CO_OK && back.width == 5 && back.height == 3 && back.channels == 4 &&
+              memcmp(back.pixels, px, sizeof px) == 0 && gray.channels == 1 && gray.pixels,
+          "co_image_save_png then co_image_load: the same pixels");
+    co_image_free(&back);
+    check(back.pixels == NULL && back.width == 0, "co_image_free zeroes the image");
+    co_image_free(&back); /* twice: a no-op */
+    co_image_free(&gray);
+    co_image_free(NULL);
+    remove(path);
+}
+
 int main(void) {
     co_context *ctx = NULL;
     if (co_context_create(&ctx) != CO_OK) {
@@ -363,6 +404,7 @@ int main(void) {
     test_sgemm(ctx);
     test_memory(ctx);
     test_build_log();
+    test_image();
     co_context_destroy(ctx);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

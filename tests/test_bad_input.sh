@@ -203,7 +203,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--radius=3000 is over rgba8's limit 2047: its sums are exact 32-bit integers" run boxfilter --device c --format rgba8 --radius 3000
 - 2 "--border must be one of clamp,reflect101,zero, got .mirror." run boxfilter --device c --border mirror
 - 2 "--border must be one of clamp,reflect101,zero, got .." run boxfilter --device c --border ""
-- 2 "--format must be one of f32,rgba8, got .rgb." run boxfilter --device c --format rgb
+- 2 "--format must be one of f32,rgba8,gray8, got .rgb." run boxfilter --device c --format rgb
 - 1 "cannot read image ./nonexistent\.png.: No such file or directory" run boxfilter --device c --input /nonexistent.png
 - 1 "cannot read image .$tmp/notpng\.png.: unknown image type" run boxfilter --device c --input $tmp/notpng.png
 - 1 "cannot read image .$tmp/empty\.png.: unknown image type" run boxfilter --device c --input $tmp/empty.png
@@ -296,7 +296,7 @@ cl 1 "insufficient local resources: the kernel needs 2099200 bytes of local " ru
 cl 1 "work-group 8192x1: 8192 in dimension 0 is over the device.s maximum wo" run gemm --device opencl --variant naive --local 8192x1 --size 64
 cl 1 "work-group 4096x4096 = 16777216 work-items is over the device.s maximu" run gemm --device opencl --variant naive --local 4096x4096 --size 64
 cl 2 "variant .tiled. sets its work-group from its tile \(16x16 here\); change" run gemm --device opencl --variant tiled --local 8x8 --size 64
-cl 1 "array A needs 6400000000 bytes \(6\.0 GiB\), over the device.s maximum al" run gemm --device opencl --variant naive --size 40000
+cl 1 "(array A needs 8464000000 bytes \(7\.9 GiB\), over the device.s maximum al|gemm needs 25392000000 bytes \(23\.6 GiB\) of device memory)" run gemm --device opencl --variant naive --size 46000
 cl 3 "variant .cublas. of gemm does not run on opencl:0 \(it runs on cuda\)" run gemm --device opencl --variant cublas
 cl 3 "variant .shuffle. of reduce does not run on opencl:0 \(it runs on cuda\)" run reduce --device opencl --variant shuffle
 cl 2 "variant .tree. sets its work-group from WG \(256 here\); change it with " run reduce --device opencl --variant tree --local 64

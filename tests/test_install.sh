@@ -54,16 +54,25 @@ ${CC:-cc} -std=c11 ${CFLAGS:-} "$tmp/version.c" -o "$tmp/version" $(pkg-config -
 lib_version=$(LD_LIBRARY_PATH=$libdir "$tmp/version") || fail "header and library disagree: $lib_version"
 [ "$lib_version" = "$version" ] || fail "co_version() says '$lib_version', coalesce.pc $version"
 
+# Every example in DIR, on $device, from inside DIR (they write their pictures there).
+run_examples() {
+    (cd "$1" && LD_LIBRARY_PATH=$libdir ./sgemm "$device" &&
+        LD_LIBRARY_PATH=$libdir ./image_pipeline "$device" &&
+        [ -s pipeline_in.png ] && [ -s pipeline_out.png ] &&
+        mkdir -p frames && LD_LIBRARY_PATH=$libdir ./collider_frames "$device" 6 frames &&
+        [ -s frames/frame_005.png ]) || fail "examples in $1 ($2)"
+}
+
 step "examples through pkg-config (examples/Makefile), shared"
 mkdir "$tmp/pc" "$tmp/pc-static"
 make -s -C "$tmp/pc" -f "$src/examples/Makefile" VPATH="$src/examples" CFLAGS="-O2 -Wall -Wextra -Werror ${CFLAGS:-}" LDFLAGS="${LDFLAGS:-}"
 readelf -d "$tmp/pc/sgemm" | grep -q 'NEEDED.*\[libcoalesce\.so\.0\]' || fail "sgemm does not need libcoalesce.so.0"
-LD_LIBRARY_PATH=$libdir "$tmp/pc/sgemm" "$device" || fail "pkg-config shared sgemm"
+run_examples "$tmp/pc" "pkg-config shared"
 
 step "examples through pkg-config --static"
 make -s -C "$tmp/pc-static" -f "$src/examples/Makefile" VPATH="$src/examples" STATIC=1 CFLAGS="-O2 -Wall -Wextra -Werror ${CFLAGS:-}" LDFLAGS="${LDFLAGS:-}"
 if readelf -d "$tmp/pc-static/sgemm" | grep -q 'NEEDED.*libcoalesce'; then fail "static sgemm needs libcoalesce.so"; fi
-"$tmp/pc-static/sgemm" "$device" || fail "pkg-config static sgemm"
+run_examples "$tmp/pc-static" "pkg-config static"
 
 for kind in shared static; do
     step "examples through find_package(coalesce), $kind"
@@ -72,7 +81,7 @@ for kind in shared static; do
         -DCOALESCE_EXAMPLES_STATIC=$static -DCMAKE_C_FLAGS="${CFLAGS:-}" \
         -DCMAKE_EXE_LINKER_FLAGS="${LDFLAGS:-}" >"$tmp/cm.log" 2>&1 || { cat "$tmp/cm.log"; fail "configure examples ($kind)"; }
     cmake --build "$tmp/cm-$kind" >"$tmp/cm.log" 2>&1 || { cat "$tmp/cm.log"; fail "build examples ($kind)"; }
-    "$tmp/cm-$kind/sgemm" "$device" || fail "find_package $kind sgemm"
+    run_examples "$tmp/cm-$kind" "find_package $kind"
 done
 
 step "the package's version file: 0.1 accepted, 1.0 refused"

@@ -79,6 +79,27 @@ check("m=8 n=8 k=8" in out and "m=24 n=24 k=24" in out and " ok " in out,
       "bench: the rows that finished are printed", out)
 check("coalesce: interrupted" in out and "Sanitizer" not in out, "bench: message, no leak", out)
 
+# tune (on PoCL): a progress line with the count, the best so far and an ETA; Ctrl-C
+# prints the search so far and leaves it, "interrupted", in the -o file.
+if b"opencl:0" in subprocess.run([CO, "devices"], env=env, capture_output=True).stdout:
+    path = os.path.join(env["COALESCE_CACHE_DIR"], "tune-int.json")
+    code, out = on_tty(["tune", "gemm", "--device", "opencl", "--variant", "wpt", "--size", "64",
+                        "--budget", "120", "--strategy", "random", "-o", path], 0,
+                       until=b" ms (TS=")
+    check(code == 130, f"tune: exit 130 on Ctrl-C (got {code})", out)
+    check("tune gemm/wpt on opencl:0 (size=64): " in out and " candidates, best " in out
+          and "(TS=" in out and "ETA" in out and "\r" in out,
+          "tune: a progress line with the count, the best so far and an ETA", out)
+    check("coalesce: interrupted: tuning gemm/wpt" in out and "<- best" in out
+          and "Sanitizer" not in out, "tune: the search so far, the message, no leak", out)
+    try:
+        import json
+        [r] = json.load(open(path))["results"]
+        good = r["status"] == "interrupted" and len(r["candidates"]) >= 2 and not r["stored"]
+    except (OSError, ValueError, KeyError) as e:
+        good, r = False, e
+    check(good, "tune -o interrupted: the search so far in the file", str(r))
+
 # --json on a terminal: no progress line; what finished is still JSON.
 code, out = on_tty(LONG[0][0] + ["--json"], 1.5)
 check(code == 130 and "ETA" not in out and out.lstrip().startswith("{")
@@ -87,7 +108,7 @@ check(code == 130 and "ETA" not in out and out.lstrip().startswith("{")
 
 # Piped (not a terminal): nothing but the result, and SIGINT still stops it.
 p = subprocess.Popen([CO] + LONG[0][0], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-time.sleep(1.5)
+time.sleep(4)  # past the start (probing every backend takes seconds on a loaded machine)
 p.send_signal(signal.SIGINT)
 out, err = p.communicate(timeout=30)
 check(p.returncode == 130 and b"\r" not in err and b"ETA" not in err

@@ -99,26 +99,28 @@ static const struct {
     {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=0 -DRT_NMAX=64"},
     {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=1 -DRT_NMAX=64"},
     {"raytrace", "-DRT_DOUBLE=1 -DRT_SPACE=2 -DRT_NMAX=64"},
-    /* boxfilter: RGBA8, the passes through raw sums, the textures; boxfilter_fused: the fused pass */
-    {"boxfilter", "-DRGBA8=1 -DBF_FIRST=1 -DBF_FINAL=0 -DTILE=16"},
-    {"boxfilter", "-DRGBA8=0 -DBF_FIRST=0 -DBF_FINAL=1 -DTILE=32 -DSY=4"},
-    {"boxfilter", "-DRGBA8=0 -DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
-    {"boxfilter", "-DRGBA8=1 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
+    /* boxfilter: RGBA8 (BF_U8, BF_CH 4), the passes through raw sums, the textures; boxfilter_fused:
+     * the fused pass */
+    {"boxfilter", "-DBF_U8=1 -DBF_CH=4 -DBF_FIRST=1 -DBF_FINAL=0 -DTILE=16"},
+    {"boxfilter", "-DBF_FIRST=0 -DBF_FINAL=1 -DTILE=32 -DSY=4"},
+    {"boxfilter", "-DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
+    {"boxfilter", "-DBF_U8=1 -DBF_CH=4 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
-    {"boxfilter_fused", "-DRGBA8=1 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},
+    {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1"},
     /* r > 64: the parts' first windows compensated (BF_KAHAN0), fused and ring */
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DBF_KAHAN0=1"},
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DBF_KAHAN0=1"},
     /* the ring pass: local memory sized at launch */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_BLOCKS=1 -DPF=4"},
-    {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
+    {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
     /* ... with leaving rows carried in registers and the row pitch compiled in */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                         "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
-    {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000 "
-                        "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000 "
+     "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
     /* ... 384 columns, 16-row batches with block sums */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DPF=2"},
     /* pipelined (the H200's default at r = 57-63; here at r = 64, rows read four columns at a
@@ -127,7 +129,8 @@ static const struct {
      "-DBF_RING=1 -DBF_PIPE=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=1 "
      "-DBF_VEC=1 -DBF_GROUP=384 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 "
      "-DCHAINS=4 -DPF=3"},
-    {"boxfilter_fused", "-DBF_RING=1 -DBF_PIPE=1 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_BLOCKS=1"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DBF_PIPE=1 -DBF_U8=1 -DBF_CH=4 -DNT=128 -DBF_BATCH=8 -DBF_BLOCKS=1"},
     /* unpipelined, 32-row batches of 32-pixel parts four columns at a time: the H200's at r = 64 */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=192 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 -DBF_VEC=1 "
                         "-DBF_GROUP=320 -DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
@@ -144,9 +147,26 @@ static const struct {
     {"boxfilter_fused", "-DBF_RING=1 -DCHAINS=2 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                         "-DBF_PITCH=8192 -DPF=1"},
     /* the work-items per group capping registers (RGBA8, r = 31: 32-row batches in 512) */
-    {"boxfilter_fused", "-DBF_RING=1 -DRGBA8=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=31 "
-                        "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
-    {"boxfilter_fused", "-DCHAINS=4 -DRGBA8=1 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1"},
+    {"boxfilter_fused",
+     "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=31 "
+     "-DBF_GROUP=512 -DCHAINS=2 -DPF=1"},
+    {"boxfilter_fused", "-DCHAINS=4 -DBF_U8=1 -DBF_CH=4 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1"},
+    /* gray8: 8-bit integer sums, one channel (the passes, the texture, fused and ring) */
+    {"boxfilter", "-DBF_U8=1 -DBF_CH=1 -DBF_FIRST=1 -DBF_FINAL=0 -DTILE=16"},
+    {"boxfilter", "-DBF_U8=1 -DBF_CH=1 -DBF_IMAGES=1 -DBF_BORDER=0"},
+    {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=1 -DNT=256 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"},
+    {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_CH=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 "
+                        "-DBF_LD=1 -DBF_PITCH=8192 -DBF_RADIUS=16 -DBF_RING_ROWS=48 -DCHAINS=2"},
+    /* gemm_warp (its tunables are host_params: src/workloads/gemm.c makes the defines): B in
+     * 4-byte copies (N % 4 != 0), loads through registers (float4 and scalar), the other
+     * fragment layouts, a pass of 512 work-items over 8-deep slices, one warp */
+    {"gemm_warp", "-DVA=1 -DVB=1"},
+    {"gemm_warp", "-DASYNC=0 -DBK=8 -DSTAGES=2"},
+    {"gemm_warp", "-DASYNC=0 -DBK=8 -DSTAGES=3 -DVA=1 -DVB=1"},
+    {"gemm_warp", "-DBM=256 -DWM=64 -DWN=64 -DTM=16 -DTN=8 -DWARP_MINB=1"},
+    {"gemm_warp", "-DBN=256 -DWN=64 -DTN=16 -DWARP_MINB=1 -DASYNC=0 -DBK=8"},
+    {"gemm_warp", "-DBM=256 -DBK=8 -DVA=1 -DWARP_MINB=1"},
+    {"gemm_warp", "-DBM=32 -DBN=32 -DWM=32 -DWN=32 -DTM=8 -DTN=4 -DSTAGES=5 -DWARP_MINB=16"},
 };
 
 /* A second compile of the same source and defines comes from the cache

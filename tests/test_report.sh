@@ -2,7 +2,9 @@
 # coalesce report in headless Chromium: the page loads with no console
 # errors, every chart is there (ids), a screenshot is not blank (PNG with
 # many colours, python3-pil), and the figures in the page (data-*
-# attributes, read from the DOM Chromium built) equal those in the JSON.
+# attributes, read from the DOM Chromium built) equal those in the JSON:
+# the rooflines' points, the box filter's radii, the speedups, and (where
+# PoCL is here) the tuning landscapes' candidates.
 #   test_report.sh path/to/coalesce SOURCE_DIR     (exit 77: no chromium)
 CO=${1:?usage: test_report.sh path/to/coalesce SOURCE_DIR}
 SRC=${2:?}
@@ -24,7 +26,23 @@ no() { echo "FAIL $*"; fail=1; }
     --reps 2 -o "$tmp/box.json" >/dev/null 2>&1 || no "bench boxfilter"
 "$CO" peak --device c -o "$tmp/peak.json" >/dev/null 2>&1 || no "peak"
 "$CO" run collider --device c --balls 30 --width 20 --height 20 --steps 2 --reps 1 --image "$tmp/col.png" >/dev/null || no "collider --image"
-"$CO" report "$tmp/gemm.json" "$tmp/box.json" "$tmp/peak.json" --image "$tmp/col.png" -o "$tmp/report.html" ||
+# Tuning landscapes: the thesis's tiles (one dimension: time against TS, TS=128
+# over PoCL's work-group limit) and a sampled wpt search (against the order run).
+tunes=
+if "$CO" devices 2>/dev/null | grep -q "^opencl:0"; then
+    "$CO" tune --preset thesis --device opencl --size 32 --budget 120 -o "$tmp/tune1.json" >/dev/null 2>&1 || no "tune thesis"
+    "$CO" tune gemm --device opencl --variant wpt --size 64 --budget 3 --strategy random -o "$tmp/tune2.json" \
+        >/dev/null 2>&1 || no "tune wpt"
+    tunes="$tmp/tune1.json $tmp/tune2.json"
+    for f in $tunes; do
+        python3 -c 'import json,sys; [r] = json.load(open(sys.argv[1]))["results"]; assert r["candidates"]' "$f" ||
+            no "$f has no search: $(cat "$f")"
+    done
+else
+    echo "no OpenCL device: the tuning landscapes are not drawn"
+fi
+# shellcheck disable=SC2086
+"$CO" report "$tmp/gemm.json" "$tmp/box.json" "$tmp/peak.json" $tunes --image "$tmp/col.png" -o "$tmp/report.html" ||
     no "report"
 # Self-contained: nothing fetched.
 grep -Eq "(src|href)=['\"]?(https?:|//)" "$tmp/report.html" && no "the page refers to the network"
@@ -45,10 +63,11 @@ tmp = sys.argv[1]
 fail = []
 class Page(html.parser.HTMLParser):
     def __init__(self):
-        super().__init__(); self.els = []; self.body = {}
+        super().__init__(); self.els = []; self.body = {}; self.svg = {}
     def handle_starttag(self, tag, attrs):
-        a = dict(attrs); a["_tag"] = tag; self.els.append(a)
+        a = dict(attrs); a["_tag"] = tag; a["_svg"] = self.svg; self.els.append(a)
         if tag == "body": self.body = a
+        if tag == "svg": self.svg = a
 p = Page(); p.feed(open(os.path.join(tmp, "dom.html")).read())
 ids = {e.get("id") for e in p.els}
 for want in ["device-c", "device-omp", "roofline-c", "roofline-omp", "speedups", "boxfilter-radius",
@@ -85,6 +104,42 @@ for e in p.els:
         if not any(close(e["data-speedup"], a["times_ms"]["median"] / b["times_ms"]["median"])
                    for a in c for b in d if a["sizes"] == b["sizes"]):
             fail.append(f"speedup {e} matches no pair of results")
+# The landscapes: each candidate's mark against its search's JSON.
+tunes = []
+for f in ["tune1.json", "tune2.json"]:
+    if os.path.exists(os.path.join(tmp, f)):
+        tunes += [r for r in json.load(open(os.path.join(tmp, f)))["results"] if "candidates" in r]
+def work_items(c):
+    l = c["local"] or c["used_local"]
+    return math.prod(v for v in l if v > 0) if l else -1
+marks = 0
+for e in p.els:
+    if "cand" not in (e.get("class") or "").split():
+        continue
+    s = e["_svg"]
+    m = [t for t in tunes if t["workload"] == s["data-workload"] and t["variant"] == s["data-variant"]
+         and t["device"]["spec"] == s["data-device"] and sizes(t) == s["data-sizes"]]
+    if len(m) != 1:
+        fail.append(f"landscape {s.get('id')} matches {len(m)} searches"); continue
+    t, i = m[0], int(e["data-index"])
+    c = t["candidates"][i]
+    axis = s["data-axis"]
+    x = i if axis == "index" else work_items(c) if axis == "local" else c["params"][axis]
+    ok = (e["data-status"] == c["status"] and close(e["data-x"], x)
+          and (("data-median-ms" in e) == (c["median_ms"] is not None))
+          and (c["median_ms"] is None or close(e["data-median-ms"], c["median_ms"]))
+          and e["data-default"] == str(int(c["default"])) and e["data-best"] == str(int(c["best"]))
+          and close(s["data-best-ms"], t["best_ms"]) and close(s["data-default-ms"], t["default_ms"])
+          and s["data-candidates"] == str(len(t["candidates"])))
+    if not ok: fail.append(f"candidate {e} does not match {c}")
+    marks += 1
+want = sum(len(t["candidates"]) for t in tunes)
+if marks != want: fail.append(f"{marks} candidates drawn, {want} in the JSON")
+if tunes:
+    if "tune-0" not in ids or "tune-1" not in ids: fail.append("a landscape is missing")
+    axes = {e["data-variant"]: e["data-axis"] for e in p.els if "tune" in (e.get("class") or "").split()}
+    if axes != {"tiled": "TS", "wpt": "index"}: fail.append(f"the landscapes' axes: {axes}")
+    checked += marks
 if checked < 8: fail.append(f"only {checked} figures found in the page")
 from PIL import Image
 img = Image.open(os.path.join(tmp, "shot.png")).convert("RGB")

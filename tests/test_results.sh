@@ -59,6 +59,11 @@ elif "$CO" il copy --device opencl:cpu --variant vec4 --n 1024 --json >"$tmp/il.
     valid "$tmp/il.json" && ok || no "il --json (PoCL)"
 fi
 
+# tune's database as a document (the searches' documents: test_tune.sh).
+"$CO" tune --list --json >"$tmp/tl.json" && valid "$tmp/tl.json" &&
+    py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="tune" and d["results"]==[] and d["database"]' "$tmp/tl.json" &&
+    ok || no "tune --list --json"
+
 # -o FILE: the table on stdout, the document in the file (no temp file left).
 "$CO" bench gemm --device c --set "size=8" --reps 1 -o "$tmp/o.json" >"$tmp/o.txt" 2>/dev/null &&
     grep -q "^gemm m=8 n=8 k=8" "$tmp/o.txt" && valid "$tmp/o.json" &&
@@ -124,12 +129,33 @@ PY
     ok || no "compare --json"
 "$CO" compare "$tmp/bench.json" "$tmp/bench.json" --json | py 'import json,sys; assert all(r["change"]=="same" for r in json.load(sys.stdin)["results"])' &&
     ok || no "compare: a file with itself changes nothing"
+# The spread decides: 5% slower is "slower" between tight runs (spread 0, the 2%
+# threshold) and "same" between runs that spread 20% (min 0.8 of the median).
+python3 - "$tmp/bench.json" "$tmp/tight.json" "$tmp/tight5.json" "$tmp/loose5.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["times_ms"]["min"] = r["times_ms"]["median"]
+json.dump(d, open(sys.argv[2], "w"))
+t, l = copy.deepcopy(d), copy.deepcopy(d)
+for r in t["results"]:
+    r["times_ms"]["median"] *= 1.05; r["times_ms"]["min"] = r["times_ms"]["median"]
+for r in l["results"]:
+    r["times_ms"]["median"] *= 1.05; r["times_ms"]["min"] = 0.8 * r["times_ms"]["median"]
+json.dump(t, open(sys.argv[3], "w")); json.dump(l, open(sys.argv[4], "w"))
+PY
+"$CO" compare "$tmp/tight.json" "$tmp/tight5.json" --json | py 'import json,sys; assert {r["change"] for r in json.load(sys.stdin)["results"]} == {"slower"}' &&
+    "$CO" compare "$tmp/tight.json" "$tmp/loose5.json" --json | py '
+import json, sys
+rs = json.load(sys.stdin)["results"]
+assert {r["change"] for r in rs} == {"same"} and all(abs(r["threshold"] - 0.2) < 1e-9 for r in rs), rs' &&
+    ok || no "compare: a change flagged only beyond the runs' spread"
 echo '{"schema": 2, "results": []}' >"$tmp/s2.json"
 "$CO" compare "$tmp/bench.json" "$tmp/s2.json" 2>"$tmp/err"; [ $? -eq 1 ] && grep -q "schema 2" "$tmp/err" && ok || no "compare: another schema"
 "$CO" compare "$tmp/bench.json" 2>"$tmp/err"; [ $? -eq 2 ] && grep -q "two result files" "$tmp/err" && ok || no "compare: one file"
 
 # Help: every command, both spellings; run --help is not "needs a value".
-for c in devices list run bench peak il compare report; do
+for c in devices list run bench peak il tune compare report; do
     "$CO" help $c >"$tmp/h1" 2>&1 && "$CO" $c --help >"$tmp/h2" 2>&1 && grep -q "usage: coalesce $c" "$tmp/h1" &&
         cmp -s "$tmp/h1" "$tmp/h2" && ok || no "help $c / $c --help: $(head -2 "$tmp/h2")"
 done

@@ -24,6 +24,11 @@
 #include "tools.h"
 #include "tune_cmd.h"
 
+#ifndef COALESCE_MPI_STATUS /* set by CMake: coalesce-mpi built, or why not */
+#define COALESCE_MPI_STATUS ""
+#define COALESCE_MPI_REASON "this build was not configured by CMake"
+#endif
+
 /* The exit codes, the contract scripts rely on (README: Exit codes). */
 enum {
     EXIT_OK = 0,           /* every result verified */
@@ -70,7 +75,8 @@ static const char usage[] =
     "                               report fractions of them. Kept figures are not replaced by\n"
     "                               much lower ones (a busy machine) unless --force\n"
     "  il WORKLOAD [options]        what the compiler made of a variant's kernels: PTX, SASS,\n"
-    "                               PoCL's IR; resources, instruction mix (coalesce il --help)\n"
+    "                               PoCL's IR, SPIR-V; resources, instruction mix (--show F\n"
+    "                               picks the format; coalesce il --help)\n"
     "  compare A.json B.json        two result files side by side: each ratio, changes beyond\n"
     "                               the runs' own spread flagged\n"
     "  report FILE.json... -o F.html  one self-contained HTML page: rooflines, variant\n"
@@ -92,8 +98,9 @@ static const char usage[] =
     "  --reps N          timed repetitions (default 5); --warmup N untimed runs (default 1)\n"
     "  --seed S          inputs are random from this seed, 0 to 2^64-1 (default 1)\n"
     "  --json | --csv    machine-readable output (docs/results-format.md)\n"
-    "  -o FILE           run, bench, peak: the JSON document to FILE, rewritten as each result\n"
-    "                    ends (an interrupted bench keeps its rows); the table still printed\n"
+    "  -o FILE           run, bench, peak, tune: the JSON document to FILE, rewritten as each\n"
+    "                    result ends (an interrupted bench keeps its rows); the table still\n"
+    "                    printed\n"
     "  --quick           bench: the small sizes\n"
     "  --set \"K=V ...\"   bench: one set of workload options (repeatable)\n"
     "  --no-verify       skip the check against the reference\n"
@@ -127,29 +134,9 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report a Ctrl-C */
 
-static int exit_code(co_status st) {
-    switch (st) {
-    case CO_OK: return EXIT_OK;
-    case CO_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
-    case CO_ERR_INVALID: return EXIT_USAGE;
-    case CO_ERR_UNSUPPORTED: return EXIT_SKIPPED;
-    default: return EXIT_FAILED;
-    }
-}
-
 static int fail(co_status st) {
     fprintf(stderr, "coalesce: %s\n", co_last_error());
-    return exit_code(st);
-}
-
-/* Strictly a decimal number, within [min, max]. */
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, NULL, 10);
-    if (errno == ERANGE || x < min || x > max) return false;
-    *out = x;
-    return true;
+    return tools_exit_code(st);
 }
 
 static bool parse_local(const char *s, size_t local[3]) {
@@ -163,7 +150,7 @@ static bool parse_local(const char *s, size_t local[3]) {
     size_t d = 0;
     for (char *save = NULL, *t = strtok_r(buf, "x", &save); t; t = strtok_r(NULL, "x", &save)) {
         uint64_t v;
-        if (d == 3 || !parse_u64(t, 1, 1u << 20, &v)) return false;
+        if (d == 3 || !tools_parse_u64(t, 1, 1u << 20, &v)) return false;
         local[d++] = (size_t)v;
     }
     return d > 0;
@@ -171,9 +158,9 @@ static bool parse_local(const char *s, size_t local[3]) {
 
 /* The commands, and what each takes (said when given something else). */
 enum { CMD_DEVICES = 1, CMD_LIST = 2, CMD_RUN = 4, CMD_BENCH = 8, CMD_PEAK = 16, CMD_TUNE = 32 };
-#define CMD_OUT (CMD_RUN | CMD_BENCH | CMD_PEAK) /* these take -o FILE */
-#define CMD_WORK (CMD_RUN | CMD_BENCH)           /* these run workloads as they are */
-#define CMD_PROBLEM (CMD_WORK | CMD_TUNE)        /* these take a WORKLOAD and its options */
+#define CMD_WORK (CMD_RUN | CMD_BENCH)    /* these run workloads as they are */
+#define CMD_PROBLEM (CMD_WORK | CMD_TUNE) /* these take a WORKLOAD and its options */
+#define CMD_OUT (CMD_PROBLEM | CMD_PEAK)  /* these take -o FILE */
 static const struct command {
     const char *name;
     unsigned bit;
@@ -222,7 +209,8 @@ static const struct {
              "much lower ones (a busy machine) unless --force.\n"},
     {"tune",
      "usage: coalesce tune WORKLOAD [--device D] [--variant V] [size options | --set ...]\n"
-     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg] [--json]\n"
+     "       [--budget SECONDS] [--strategy full|random|anneal] [--preset thesis|wg]\n"
+     "       [--json] [-o FILE]\n"
      "       coalesce tune --list | --export FILE | --import FILE\n"
      "Search a variant's tunables and work-group within their ranges and the device's\n"
      "limits; every candidate is built, run and verified (one that fails is listed, never\n"
@@ -230,17 +218,21 @@ static const struct {
      "the default timed again beside it. Small spaces are searched whole, large ones\n"
      "sampled within the budget (default 60 s; the share covered is said). The best goes\n"
      "to the tuning database (tune.json in the cache directory), which run and bench then\n"
-     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"},
+     "use (variant+, \"tuned\": true; --untuned for the defaults).\n"
+     "  --json   one document (docs/results-format.md): a \"tune\" result per search with\n"
+     "           every candidate; with --list a \"tuned\" result per entry of the database\n"
+     "  -o FILE  the document to FILE, rewritten after each search (the tables still printed)\n"},
     {"compare", "usage: coalesce compare A.json B.json [--json] [--threshold F]\n"
                 "Matches the results of two files (workload, variant, device, sizes) and prints\n"
                 "B's time over A's for each, flagged where the change is beyond the two runs' own\n"
                 "spread ((median - min) / median of each, at least --threshold, default 0.02).\n"
                 "Exit 0; 1 if a file cannot be read.\n"},
     {"report", "usage: coalesce report FILE.json... -o REPORT.html [--image PNG]...\n"
-               "One self-contained HTML page (no network) from result files (run, bench, peak):\n"
-               "per device a roofline, each workload's variant ladder with each step's speedup,\n"
-               "CPU-vs-GPU speedups, the box filter's time against radius, the anchors side by\n"
-               "side, and the pictures given with --image (PNG, embedded).\n"},
+               "One self-contained HTML page (no network) from result files (run, bench, peak,\n"
+               "tune): per device a roofline, each workload's variant ladder with each step's\n"
+               "speedup, CPU-vs-GPU speedups, the box filter's time against radius, the anchors\n"
+               "side by side, each tune search's landscape, and the pictures given with --image\n"
+               "(PNG, embedded).\n"},
 };
 
 int coalesce_help(const char *name) {
@@ -307,15 +299,15 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
     else if (!strcmp(name, "variant"))
         c->variants = value;
     else if (!strcmp(name, "reps")) {
-        if (!parse_u64(value, 1, 1000, &v))
+        if (!tools_parse_u64(value, 1, 1000, &v))
             return usage_error("--reps must be an integer in [1, 1000], got '%s'", value);
         c->reps = (unsigned)v;
     } else if (!strcmp(name, "warmup")) {
-        if (!parse_u64(value, 0, 100, &v))
+        if (!tools_parse_u64(value, 0, 100, &v))
             return usage_error("--warmup must be an integer in [0, 100], got '%s'", value);
         c->warmup = (unsigned)v;
     } else if (!strcmp(name, "seed")) {
-        if (!parse_u64(value, 0, UINT64_MAX, &v))
+        if (!tools_parse_u64(value, 0, UINT64_MAX, &v))
             return usage_error("--seed must be an integer in [0, 18446744073709551615] (2^64-1), "
                                "got '%s'",
                                value);
@@ -378,8 +370,8 @@ static int parse(const struct command *cmd, int argc, char **argv, cli *c) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-o")) {
             if (!(cmd->bit & CMD_OUT))
-                return usage_error("%s does not take -o: only run, bench and peak write a result "
-                                   "file",
+                return usage_error("%s does not take -o: only run, bench, peak and tune write a "
+                                   "result file",
                                    cmd->name);
             if (i + 1 >= argc || !argv[i + 1][0])
                 return usage_error("-o needs a FILE (the JSON document)");
@@ -803,7 +795,7 @@ static int cmd_run(co_context *ctx, cli *c) {
         fprintf(stderr, "coalesce: %s\n", stopped);
         return EXIT_INTERRUPTED;
     }
-    return exit_code(worst);
+    return tools_exit_code(worst);
 }
 
 static bool variant_selected(const char *list, const char *name) {
@@ -1091,6 +1083,7 @@ static int cmd_tune(co_context *ctx, cli *c) {
         .preset = c->preset,
         .export_file = c->export_file,
         .import_file = c->import_file,
+        .out = c->out,
         .line_on = line.on,
         .line_show = line_show,
         .line_clear = line_clear,
@@ -1159,20 +1152,6 @@ static int cmd_list(const cli *c) {
             printf("    %-9s %s\n", v, co_variant_summary(name, i));
     }
     return 0;
-}
-
-/* Several thread pools share the cores of one process: OpenMP (omp
- * variants, references), OpenBLAS, PoCL. A pool that spins while idle
- * steals the cores from the next one measured (OpenBLAS spins ~2^28 cycles
- * after each call), so the tool asks each to sleep when idle. The runtimes
- * read these variables when they load, so the tool re-executes itself once
- * with them set; a variable the user set is left alone. */
-static void quiet_thread_pools(char **argv) {
-    if (getenv("COALESCE_POOLS_SET")) return;
-    setenv("OMP_WAIT_POLICY", "passive", 0);
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-    setenv("COALESCE_POOLS_SET", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: carry on as we are */
 }
 
 static bool workload_takes(const char *workload, const char *option, size_t len) {
@@ -1259,7 +1238,7 @@ static int check_workload_options(const struct command *cmd, const cli *c) {
 }
 
 int main(int argc, char **argv) {
-    quiet_thread_pools(argv);
+    tools_quiet_thread_pools(argv);
     results_set_argv(argc, argv);
     if (argc < 2)
         return usage_error("no command given: use devices, list, run, bench, peak, il, tune, "
@@ -1305,6 +1284,11 @@ int main(int argc, char **argv) {
     if (command->bit == CMD_DEVICES) {
         if (c.json) {
             cJSON *doc = results_devices_doc(ctx);
+            cJSON *mpi = cJSON_AddObjectToObject(doc, "mpi"); /* coalesce-mpi, built or why not */
+            cJSON_AddBoolToObject(mpi, "available", COALESCE_MPI_STATUS[0] != 0);
+            cJSON_AddStringToObject(mpi, COALESCE_MPI_STATUS[0] ? "tool" : "reason",
+                                    COALESCE_MPI_STATUS[0] ? COALESCE_MPI_STATUS
+                                                           : COALESCE_MPI_REASON);
             if (!results_print(stdout, doc)) {
                 fprintf(stderr, "coalesce: out of memory\n");
                 rc = EXIT_FAILED;
@@ -1312,6 +1296,10 @@ int main(int argc, char **argv) {
             cJSON_Delete(doc);
         } else {
             report_devices(stdout, ctx);
+            if (COALESCE_MPI_STATUS[0])
+                printf("%-9s %s\n", "mpi", COALESCE_MPI_STATUS);
+            else
+                printf("%-9s unavailable: %s\n", "mpi", COALESCE_MPI_REASON);
         }
     } else if (command->bit == CMD_PEAK)
         rc = cmd_peak(ctx, &c);

@@ -4,7 +4,8 @@
  * (data-median-ms, data-gflops, data-ai, ...), printed with %.9g, so that a
  * test can hold the page's figures to the JSON's. Sections: per device a
  * roofline and the variant ladders; then CPU-vs-GPU speedups, the box
- * filter's time against radius, the anchors side by side, the pictures. */
+ * filter's time against radius, the anchors side by side, each tuning
+ * search's landscape, the pictures. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +51,8 @@ typedef struct book {
     size_t nroofs;
     char specs[32][32], names[32][128];
     size_t nspecs;
+    const cJSON *tunes[256]; /* coalesce tune's searches ("kind": "tune" with candidates) */
+    size_t ntunes;
 } book;
 
 static void esc(FILE *o, const char *s) {
@@ -114,6 +117,11 @@ static bool collect(book *b, const cJSON *doc) {
             add_roof(b, spec, "fma32", 0, results_num(r, "fma32_gflops"));
             continue;
         }
+        if (!strcmp(kind, "tune") &&
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "candidates")) > 0) {
+            if (b->ntunes < sizeof b->tunes / sizeof b->tunes[0]) b->tunes[b->ntunes++] = r;
+            continue;
+        }
         if (strcmp(kind, "run") || strcmp(results_str(r, "status"), "ok")) continue;
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "times_ms");
         run x = {.j = r,
@@ -164,16 +172,10 @@ static double px_y(axis a, double v) {
     return H - B - (H - T - B) * (log10(v) - a.lo) / (a.hi - a.lo);
 }
 
-static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
+/* The plot's frame and y's decades (a log axis). */
+static void svg_frame(FILE *o, axis y) {
     fprintf(o, "<rect x='%d' y='%d' width='%d' height='%d' fill='#fff' stroke='#888'/>\n", L, T,
             W - L - R, H - T - B);
-    for (double e = x.lo; e <= x.hi; e++) {
-        const double p = px_x(x, pow(10, e));
-        fprintf(o,
-                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
-                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n",
-                p, T, p, H - B, p, H - B + 16, pow(10, e));
-    }
     for (double e = y.lo; e <= y.hi; e++) {
         const double p = px_y(y, pow(10, e));
         fprintf(o,
@@ -181,12 +183,28 @@ static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
                 "<text x='%d' y='%.1f' text-anchor='end'>%g</text>\n",
                 L, p, W - R, p, L - 4, p + 4, pow(10, e));
     }
+}
+
+static void svg_labels(FILE *o, const char *xl, const char *yl) {
     fprintf(o, "<text x='%d' y='%d' text-anchor='middle'>", (L + W - R) / 2, H - 8);
     esc(o, xl);
     fprintf(o, "</text><text x='14' y='%d' transform='rotate(-90 14 %d)' text-anchor='middle'>",
             (T + H - B) / 2, (T + H - B) / 2);
     esc(o, yl);
     fputs("</text>\n", o);
+}
+
+/* Both axes log10, with their decades. */
+static void svg_axes(FILE *o, axis x, axis y, const char *xl, const char *yl) {
+    svg_frame(o, y);
+    for (double e = x.lo; e <= x.hi; e++) {
+        const double p = px_x(x, pow(10, e));
+        fprintf(o,
+                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>"
+                "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n",
+                p, T, p, H - B, p, H - B + 16, pow(10, e));
+    }
+    svg_labels(o, xl, yl);
 }
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -467,6 +485,169 @@ static void anchors(FILE *o, const book *b) {
     fputs("</table>\n", o);
 }
 
+/* ---- tuning landscapes ---- */
+
+/* A candidate's value of dimension key: a tunable, or "local" (the
+ * work-items of the group asked for; with launched, else of the one
+ * launched); NaN if it has none. */
+static double dim_value(const cJSON *c, const char *key, bool launched) {
+    if (strcmp(key, "local"))
+        return results_num(cJSON_GetObjectItemCaseSensitive(c, "params"), key);
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, "local");
+    if (!cJSON_IsArray(l) && launched) l = cJSON_GetObjectItemCaseSensitive(c, "used_local");
+    if (!cJSON_IsArray(l)) return NAN;
+    double n = 1;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, l) if (cJSON_IsNumber(v) && v->valuedouble > 0) n *= v->valuedouble;
+    return n;
+}
+
+/* The one dimension the search varied (the work-group as asked for: one
+ * that follows from a tile varies with it; candidates a variant refused as
+ * invalid, such as a work-group probe, not counted), or NULL: several. */
+static const char *main_dimension(const cJSON *cands, char *out, size_t len) {
+    const cJSON *first = cJSON_GetArrayItem(cands, 0), *p;
+    size_t varied = 0;
+    char keys[CO_MAX_KV + 1][32];
+    size_t nkeys = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(first, "params")) if (nkeys < CO_MAX_KV)
+        snprintf(keys[nkeys++], sizeof keys[0], "%s", p->string);
+    snprintf(keys[nkeys++], sizeof keys[0], "local");
+    for (size_t k = 0; k < nkeys; k++) {
+        const double v0 = dim_value(first, keys[k], false);
+        const cJSON *c;
+        bool differs = false;
+        cJSON_ArrayForEach(c, cands) {
+            if (!strcmp(results_str(c, "status"), "invalid")) continue;
+            const double v = dim_value(c, keys[k], false);
+            differs |= !(v == v0) && !(isnan(v) && isnan(v0));
+        }
+        if (differs && varied++ == 0) snprintf(out, len, "%s", keys[k]);
+    }
+    return varied == 1 ? out : NULL;
+}
+
+/* x in pixels: linear, or log2 where every value is positive and they span 4x or more. */
+typedef struct xaxis {
+    double lo, hi;
+    bool log;
+} xaxis;
+static double xpx(xaxis a, double v) {
+    const double t =
+        a.log ? (log2(v) - log2(a.lo)) / (log2(a.hi) - log2(a.lo)) : (v - a.lo) / (a.hi - a.lo);
+    return L + 10 + (W - L - R - 20) * t;
+}
+
+static void landscape(FILE *o, const cJSON *t, size_t index) {
+    const cJSON *cands = cJSON_GetObjectItemCaseSensitive(t, "candidates"), *c;
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(t, "device");
+    const double best_idx = results_num(t, "best");
+    char dim[32], sizes[256];
+    results_sizes_text(t, sizes, sizeof sizes);
+    const char *key = main_dimension(cands, dim, sizeof dim);
+    double t_lo = INFINITY, t_hi = 0, x_lo = INFINITY, x_hi = -INFINITY;
+    size_t i = 0, ok = 0;
+    cJSON_ArrayForEach(c, cands) {
+        const double x = key ? dim_value(c, key, true) : (double)i;
+        const double ms = results_num(c, "median_ms");
+        if (isfinite(x)) x_lo = fmin(x_lo, x), x_hi = fmax(x_hi, x);
+        if (!strcmp(results_str(c, "status"), "ok") && ms > 0)
+            t_lo = fmin(t_lo, ms), t_hi = fmax(t_hi, ms), ok++;
+        i++;
+    }
+    if (!(x_hi > x_lo)) x_lo -= 1, x_hi += 1;
+    const xaxis xa = {x_lo, x_hi, x_lo > 0 && x_hi >= 4 * x_lo};
+    fprintf(o, "<h3>%s/%s on ", results_str(t, "workload"), results_str(t, "variant"));
+    esc(o, results_str(dev, "spec"));
+    fprintf(o,
+            " (%s): %zu candidates, %.3g%% of a space of %.0f, %s</h3>\n<svg id='tune-%zu' "
+            "class='chart tune' width='%d' height='%d' data-workload='%s' data-variant='%s' "
+            "data-device='",
+            sizes, i, 100 * results_num(t, "covered"), results_num(t, "space"),
+            results_str(t, "strategy"), index, W, H, results_str(t, "workload"),
+            results_str(t, "variant"));
+    esc(o, results_str(dev, "spec"));
+    fprintf(o, "' data-sizes='%s' data-axis='%s' data-candidates='%zu' data-best='%.0f' ", sizes,
+            key ? key : "index", i, isfinite(best_idx) ? best_idx : -1);
+    fprintf(o, "data-best-ms='%.9g' data-default-ms='%.9g'>\n", results_num(t, "best_ms"),
+            results_num(t, "default_ms"));
+    if (!ok) t_lo = 1, t_hi = 10;
+    const axis y = log_axis(t_lo, t_hi * 1.01);
+    svg_frame(o, y); /* and x's ticks, at most ~12 */
+    const double step = xa.log ? 2 : fmax(1, ceil((x_hi - x_lo) / 12));
+    for (double v = xa.log ? exp2(ceil(log2(x_lo))) : ceil(x_lo); v <= x_hi;
+         v = xa.log ? v * step : v + step)
+        fprintf(o, "<text x='%.1f' y='%d' text-anchor='middle'>%g</text>\n", xpx(xa, v), H - B + 16,
+                v);
+    svg_labels(o,
+               key ? (strcmp(key, "local") ? key : "work-group size (work-items)")
+                   : "candidate, in the order run",
+               "median ms (failed: x at the top)");
+    const double def_ms = results_num(cJSON_GetArrayItem(cands, 0), "median_ms");
+    if (def_ms > 0)
+        fprintf(o,
+                "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#1f77b4' "
+                "stroke-dasharray='4 3'/>\n",
+                L, px_y(y, def_ms), W - R, px_y(y, def_ms));
+    i = 0;
+    cJSON_ArrayForEach(c, cands) {
+        const double x = key ? dim_value(c, key, true) : (double)i;
+        const double ms = results_num(c, "median_ms");
+        const char *st = results_str(c, "status");
+        const bool good = !strcmp(st, "ok") && ms > 0, is_def = i == 0,
+                   is_best = (double)i == best_idx;
+        const double px = isfinite(x) ? xpx(xa, x) : L + 4, py = good ? px_y(y, ms) : T + 8;
+        fprintf(o, "<g class='cand' data-index='%zu' data-status='%s' data-x='%.9g'", i, st,
+                isfinite(x) ? x : -1);
+        if (ms > 0) fprintf(o, " data-median-ms='%.9g'", ms);
+        fprintf(o, " data-default='%d' data-best='%d'>", is_def, is_best);
+        if (good)
+            fprintf(o,
+                    "<circle cx='%.1f' cy='%.1f' r='%d' fill='%s' stroke='%s' stroke-width='%d'/>",
+                    px, py, is_best || is_def ? 6 : 3, is_best ? "#2ca02c" : "#7f7f7f",
+                    is_def    ? "#1f77b4"
+                    : is_best ? "#000"
+                              : "none",
+                    is_def ? 3 : 1);
+        else
+            fprintf(o,
+                    "<path d='M%.1f %.1fl6 6m0 -6l-6 6' transform='translate(-3 -3)' "
+                    "stroke='#d62728' stroke-width='2'/>",
+                    px, py);
+        fprintf(o, "<title>#%zu %s", i, st);
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "params"))
+            fprintf(o, " %s=%g", p->string, p->valuedouble);
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(c, "local")))
+            fprintf(o, " local=%g", dim_value(c, "local", false));
+        if (ms > 0) fprintf(o, ": %.4g ms", ms);
+        fprintf(o, "%s%s", is_def ? " (default)" : "", is_best ? " (best)" : "");
+        if (!good && results_str(c, "message")[0]) {
+            fputs(": ", o);
+            esc(o, results_str(c, "message"));
+        }
+        fputs("</title></g>\n", o);
+        i++;
+    }
+    fputs("</svg>\n", o);
+    const double bm = results_num(t, "best_ms"), dm = results_num(t, "default_ms");
+    if (bm > 0 && dm > 0)
+        fprintf(o,
+                "<p>Chosen: %.4g ms against the default's %.4g ms, timed again side by side "
+                "(%.3gx).</p>\n",
+                bm, dm, dm / bm);
+}
+
+static void landscapes(FILE *o, const book *b) {
+    if (!b->ntunes) return;
+    fputs("<h2>Tuning landscapes</h2>\n<p>Each search's candidates: time against the one "
+          "dimension it varied, else against the order run; failed candidates (wrong, over a "
+          "limit, refused, stopped) as red crosses at the top; the default ringed in blue (its "
+          "time the dashed line), the choice in green.</p>\n",
+          o);
+    for (size_t i = 0; i < b->ntunes; i++) landscape(o, b->tunes[i], i);
+}
+
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* A PNG or GIF as a data: URI in an <img>; false if unreadable. */
@@ -593,6 +774,7 @@ int coalesce_report(int argc, char **argv) {
     speedups(o, &b);
     box_radius(o, &b);
     anchors(o, &b);
+    landscapes(o, &b);
     fputs("<h2>Pictures</h2>\n<div id='pictures'>\n", o);
     bool pics = true;
     for (size_t i = 0; i < ni; i++) pics &= picture(o, images[i], i);

@@ -1,5 +1,5 @@
 /* coalesce il: what the compiler made of a variant's kernels (co_il_make).
- * Its own options (they differ from run's: --format, --kernel, --compare);
+ * Its own options (they differ from run's: --show, --kernel, --compare);
  * the work is in src/core/il.c and the backends. */
 #include <errno.h>
 #include <stdio.h>
@@ -21,21 +21,28 @@ static const char il_usage[] =
     "  loads/stores by width, shared/local accesses, FMAs, barriers, shuffles, branches).\n"
     "  On a device the variant runs once, unverified (PoCL compiles at the first launch).\n"
     "options:\n"
-    "  --device D        cuda, cuda:N, opencl, opencl:N, ... (default: cuda, else opencl);\n"
+    "  --device D        cuda, cuda:N, opencl, opencl:N, vulkan, ... (default: cuda, else\n"
+    "                    opencl);\n"
     "                    nvrtc or nvrtc:sm_XY: compile through NVRTC with no GPU (an H200's\n"
     "                    limits, nothing runs; also --target sm_XY)\n"
     "  --variant V       the variant (default: the device's)\n"
     "  --param NAME=V    a tunable (repeatable); --local XxY[xZ]; --seed S\n"
-    "  --NAME VALUE      a workload option (sizes: see 'coalesce list')\n"
-    "  --format F        cuda: ptx (default), sass (needs cuobjdump or nvdisasm);\n"
+    "  --NAME VALUE      a workload option (sizes, the box filter's --format: see 'coalesce\n"
+    "                    list')\n"
+    "  --show F          the compiler output to show (--format is the workload's option):\n"
+    "                    cuda: ptx (default), sass (needs cuobjdump or nvdisasm);\n"
     "                    PoCL: wg (default: the LLVM IR of the work-group function PoCL\n"
     "                    compiled for the launch, from its kernel cache), ir (the program's\n"
     "                    LLVM IR: its binary, through llvm-dis), asm (the machine code it\n"
-    "                    runs: objdump -d); other OpenCL: ptx (NVIDIA) or binary (text)\n"
+    "                    runs: objdump -d); other OpenCL: ptx (NVIDIA) or binary (text);\n"
+    "                    vulkan: spirv (the module shaderc made, through SPIRV-Tools; the\n"
+    "                    driver's statistics after it where it has\n"
+    "                    VK_KHR_pipeline_executable_properties)\n"
     "  --kernel NAME     only this entry point\n"
     "  --output DIR      write each kernel's text into DIR/VARIANT-ENTRY.EXT (ENTRY-2: built\n"
     "                    again with other defines) and its program's into\n"
-    "                    VARIANT-SOURCE.program.EXT; print the summary\n"
+    "                    VARIANT-SOURCE.program.EXT (not for spirv: a module a kernel);\n"
+    "                    print the summary\n"
     "  --json            the summary as JSON (one object a run)\n"
     "  --compare A B     two summaries side by side; A and B are VARIANT, VARIANT:N=V[,N=V]\n"
     "                    or :N=V[,N=V] (the --variant with those tunables), e.g.\n"
@@ -64,6 +71,14 @@ static int il_usage_error(const char *fmt, const char *a) {
 static int il_fail(co_status st) {
     fprintf(stderr, "coalesce: %s\n", co_last_error());
     return st == CO_ERR_INVALID || st == CO_ERR_UNSUPPORTED ? 2 : 1;
+}
+
+/* The names of compiler outputs (--show), which no workload's --format takes. */
+static bool is_il_format(const char *v) {
+    static const char *const names[] = {"ptx", "sass", "wg", "ir", "asm", "binary", "spirv"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(v, names[i])) return true;
+    return false;
 }
 
 static bool split_kv(const char *s, co_option *o) {
@@ -99,7 +114,7 @@ static int parse_il(int argc, char **argv, il_args *a) {
             a->device = v;
         else if (!strcmp(name, "variant"))
             a->variant = v;
-        else if (!strcmp(name, "format"))
+        else if (!strcmp(name, "show"))
             a->format = v;
         else if (!strcmp(name, "kernel"))
             a->kernel = v;
@@ -128,6 +143,10 @@ static int parse_il(int argc, char **argv, il_args *a) {
                 return il_usage_error("--local must be X, XxY or XxYxZ, got '%s'", v);
             for (int d = 0; d < n; d++) a->local[d] = x[d];
         } else {
+            if (!strcmp(name, "format") && is_il_format(v))
+                return il_usage_error("il shows a format with --show (--format is the workload's "
+                                      "option): use '--show %s'",
+                                      v);
             if (a->nopts == MAX_KV) return il_usage_error("too many options at '%s'", arg);
             a->opts[a->nopts++] = (co_option){name, v};
         }
@@ -184,8 +203,8 @@ static void print_text(FILE *out, const co_il_report *r, bool with_text) {
         shape(l, sizeof l, k->dims, k->local);
         fprintf(out, "%s/%s on %s (%s), %s (formats: %s)\n", r->workload, r->variant, r->device,
                 r->device_name, r->format, r->formats);
-        fprintf(out, "kernel %s of kernels/%s.cl, built with '%s'\n", k->entry, k->source,
-                k->defines);
+        fprintf(out, "kernel %s of kernels/%s.%s, built with '%s'\n", k->entry, k->source,
+                strcmp(r->format, "spirv") ? "cl" : "comp", k->defines);
         if (k->launches)
             fprintf(out,
                     "  launched %u time(s), first over %s work-items in groups of %s, "
@@ -355,6 +374,7 @@ static const char *extension(const char *format) {
     return !strcmp(format, "ir") || !strcmp(format, "wg") ? "ll"
            : !strcmp(format, "asm")                       ? "s"
            : !strcmp(format, "binary")                    ? "txt"
+           : !strcmp(format, "spirv")                     ? "spvasm"
                                                           : format;
 }
 
@@ -388,7 +408,9 @@ static co_status write_texts(const char *dir, const co_il_report *r) {
         st = write_file(path, k->text);
         snprintf(path, sizeof path, "%s/%s-%s.program.%s", dir, r->variant, k->source,
                  extension(r->format));
-        if (!st && (i == 0 || strcmp(k->source, r->kernels[i - 1].source)))
+        /* Vulkan: a module per kernel, no program beside it. */
+        if (!st && strcmp(r->format, "spirv") &&
+            (i == 0 || strcmp(k->source, r->kernels[i - 1].source)))
             st = write_file(path, k->program_text);
     }
     return st;

@@ -133,7 +133,7 @@ void report_human(FILE *out, const report_row *row) {
             r->median_ms, r->total_ms, r->reps, r->min_ms);
     if (r->flops > 0) fprintf(out, "  %.2f GFLOP/s", r->gflops);
     if (r->bytes > 0) fprintf(out, "  %.2f GB/s", r->gbps);
-    fputc('\n', out);
+    if (r->flops > 0 || r->bytes > 0) fputc('\n', out);
     for (size_t i = 0; i < r->nrates; i++)
         fprintf(out, "  %.4g %s/s (%.4g with transfers)\n", r->rates[i].per_s, r->rates[i].unit,
                 r->rates[i].per_s_total);
@@ -233,17 +233,22 @@ void report_devices(FILE *out, const co_context *ctx) {
     for (size_t i = 0; i < n; i++) {
         const co_device_info *d = co_device_get(ctx, i);
         fprintf(out, "%-9s %s  [%s, %s]\n", d->spec, d->name, type_name(d->type), d->vendor);
-        fprintf(out, "          platform %s; %s; driver %s\n", d->platform, d->api_version,
-                d->driver_version[0] ? d->driver_version : "-");
-        fprintf(out, "          %u compute units, %u MHz; work-group max %zu (%zu x %zu x %zu)\n",
-                d->compute_units, d->clock_mhz, d->max_work_group_size, d->max_work_item_sizes[0],
-                d->max_work_item_sizes[1], d->max_work_item_sizes[2]);
-        fprintf(out,
-                "          local memory %zu B (%zu B by argument); cache %.1f MiB; "
-                "global memory %.2f GiB; max allocation %.2f GiB\n",
-                d->local_mem_bytes, d->local_mem_arg_bytes, (double)d->cache_bytes / 1048576.0,
-                (double)d->global_mem_bytes / 1073741824.0,
-                (double)d->max_alloc_bytes / 1073741824.0);
+        fprintf(out, "          platform %s; %s%sdriver %s\n", d->platform, d->api_version,
+                d->api_version[0] ? "; " : "", d->driver_version[0] ? d->driver_version : "-");
+        char clock[32] = "", groups[96] = "no work-groups (host code)", local[96] = "";
+        if (d->clock_mhz) snprintf(clock, sizeof clock, ", %u MHz", d->clock_mhz);
+        if (d->max_work_group_size) {
+            snprintf(groups, sizeof groups, "work-group max %zu (%zu x %zu x %zu)",
+                     d->max_work_group_size, d->max_work_item_sizes[0], d->max_work_item_sizes[1],
+                     d->max_work_item_sizes[2]);
+            snprintf(local, sizeof local, "local memory %zu B (%zu B by argument); ",
+                     d->local_mem_bytes, d->local_mem_arg_bytes);
+        }
+        fprintf(out, "          %u compute units%s; %s\n", d->compute_units, clock, groups);
+        fprintf(
+            out, "          %scache %.1f MiB; global memory %.2f GiB; max allocation %.2f GiB\n",
+            local, (double)d->cache_bytes / 1048576.0, (double)d->global_mem_bytes / 1073741824.0,
+            (double)d->max_alloc_bytes / 1073741824.0);
         if (d->limits[0]) fprintf(out, "          %s\n", d->limits);
     }
     for (size_t i = 0; i < nb; i++) {

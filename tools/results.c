@@ -160,16 +160,23 @@ static bool ran(const report_row *row) {
     return row->status == CO_OK || row->status == CO_ERR_VERIFY;
 }
 
+/* A result's kind and identity: workload, variant, device {spec, name, backend}. */
+static cJSON *result_head(const co_context *ctx, const char *kind, const char *workload,
+                          const char *variant, const char *spec, const char *name) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddStringToObject(o, "workload", workload);
+    cJSON_AddStringToObject(o, "variant", variant);
+    cJSON *dev = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(dev, "spec", spec);
+    add_text(dev, "name", name);
+    add_text(dev, "backend", results_backend(ctx, spec));
+    return o;
+}
+
 cJSON *results_row(const co_context *ctx, const report_row *row) {
     const co_result *r = &row->r;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "kind", "run");
-    cJSON_AddStringToObject(o, "workload", r->workload);
-    cJSON_AddStringToObject(o, "variant", r->variant);
-    cJSON *dev = cJSON_AddObjectToObject(o, "device");
-    cJSON_AddStringToObject(dev, "spec", r->device);
-    add_text(dev, "name", r->device_name);
-    add_text(dev, "backend", results_backend(ctx, r->device));
+    cJSON *o = result_head(ctx, "run", r->workload, r->variant, r->device, r->device_name);
     cJSON *sizes = cJSON_AddObjectToObject(o, "sizes");
     for (size_t i = 0; i < r->nsizes; i++)
         cJSON_AddItemToObject(sizes, r->sizes[i].name, size_value(r->sizes[i].value));
@@ -273,10 +280,11 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
                 {"d2h_pinned_gbps", p->d2h_pinned_gbps}};
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
         add_figure(o, figs[i].name, figs[i].value);
-    /* Spreads of 0 are real (a figure that repeated exactly): numbers. */
-    add_number(o, "fma32_spread", p->fma32_spread);
-    add_number(o, "fma64_spread", p->fma64_spread);
-    add_number(o, "launch_spread", p->launch_spread);
+    /* Spreads of 0 are real (a figure that repeated exactly): numbers, null
+     * where their figure is (the host has no launch). */
+    add_number(o, "fma32_spread", p->fma32_gflops > 0 ? p->fma32_spread : NAN);
+    add_number(o, "fma64_spread", p->fma64_gflops > 0 ? p->fma64_spread : NAN);
+    add_number(o, "launch_spread", p->launch_us > 0 ? p->launch_spread : NAN);
     cJSON *levels = cJSON_AddArrayToObject(o, "levels");
     for (size_t i = 0; i < p->nlevels && i < CO_PEAK_MAX_LEVELS; i++) {
         const co_peak_level *l = &p->levels[i];
@@ -287,9 +295,9 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
         add_figure(e, "copy_gbps", l->copy_gbps);
         add_figure(e, "read_gbps", l->read_gbps);
         add_figure(e, "write_gbps", l->write_gbps);
-        add_number(e, "copy_spread", l->copy_spread);
-        add_number(e, "read_spread", l->read_spread);
-        add_number(e, "write_spread", l->write_spread);
+        add_number(e, "copy_spread", l->copy_gbps > 0 ? l->copy_spread : NAN);
+        add_number(e, "read_spread", l->read_gbps > 0 ? l->read_spread : NAN);
+        add_number(e, "write_spread", l->write_gbps > 0 ? l->write_spread : NAN);
         cJSON_AddItemToArray(levels, e);
     }
     add_figure(o, "buffer_bytes", p->buffer_bytes);
@@ -297,17 +305,26 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
     return o;
 }
 
+/* A work-group [x, y, z], or null for zeros (the variant's choice; none on the host). */
+static void add_local(cJSON *o, const char *key, const size_t l[3]) {
+    if (!l[0]) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    const double v[3] = {(double)l[0], (double)l[1], (double)l[2]};
+    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 3));
+}
+
 cJSON *results_device(const co_device_info *d) {
     cJSON *o = device_brief(d);
     cJSON_AddStringToObject(o, "kind", "device");
     cJSON_AddNumberToObject(o, "compute_units", d->compute_units);
     add_figure(o, "clock_mhz", d->clock_mhz);
-    cJSON_AddNumberToObject(o, "max_work_group_size", (double)d->max_work_group_size);
-    const double wi[3] = {(double)d->max_work_item_sizes[0], (double)d->max_work_item_sizes[1],
-                          (double)d->max_work_item_sizes[2]};
-    cJSON_AddItemToObject(o, "max_work_item_sizes", cJSON_CreateDoubleArray(wi, 3));
-    cJSON_AddNumberToObject(o, "local_mem_bytes", (double)d->local_mem_bytes);
-    cJSON_AddNumberToObject(o, "local_mem_arg_bytes", (double)d->local_mem_arg_bytes);
+    /* Work-groups and local memory: null on the host devices, which have none. */
+    add_figure(o, "max_work_group_size", (double)d->max_work_group_size);
+    add_local(o, "max_work_item_sizes", d->max_work_item_sizes);
+    add_figure(o, "local_mem_bytes", (double)d->local_mem_bytes);
+    add_figure(o, "local_mem_arg_bytes", (double)d->local_mem_arg_bytes);
     add_figure(o, "cache_bytes", (double)d->cache_bytes);
     cJSON_AddNumberToObject(o, "global_mem_bytes", (double)d->global_mem_bytes);
     cJSON_AddNumberToObject(o, "max_alloc_bytes", (double)d->max_alloc_bytes);
@@ -501,8 +518,95 @@ void results_csv_row(FILE *out, const co_context *ctx, const report_row *row) {
     csv_figure(out, row->anchor[0] ? row->vs_anchor : 0, true);
 }
 
+/* "m=500 n=500 border=clamp" as {"m": 500, "n": 500, "border": "clamp"}. */
+static cJSON *words_object(const char *text) {
+    cJSON *o = cJSON_CreateObject();
+    for (const char *p = text; *p;) {
+        p += strspn(p, " ");
+        const size_t len = strcspn(p, " "), eq = strcspn(p, "=");
+        if (len && eq < len) {
+            char name[64], value[192];
+            snprintf(name, sizeof name, "%.*s", (int)eq, p);
+            snprintf(value, sizeof value, "%.*s", (int)(len - eq - 1), p + eq + 1);
+            cJSON_AddItemToObject(o, name, size_value(value));
+        }
+        p += len;
+    }
+    return o;
+}
+
+static cJSON *tune_candidate(const co_tune_candidate *c, bool best) {
+    cJSON *o = cJSON_CreateObject(), *params = cJSON_AddObjectToObject(o, "params");
+    for (size_t i = 0; i < c->nparams; i++)
+        cJSON_AddNumberToObject(params, c->params[i].name, (double)c->params[i].value);
+    add_local(o, "local", c->local);
+    add_local(o, "used_local", c->used_local);
+    cJSON_AddStringToObject(
+        o, "status", c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
+    add_text(o, "message", c->status == CO_OK ? "" : c->message);
+    cJSON_AddBoolToObject(o, "verified", c->verified);
+    add_figure(o, "median_ms", c->median_ms);
+    cJSON_AddBoolToObject(o, "default", c->is_default);
+    cJSON_AddBoolToObject(o, "best", best);
+    add_number(o, "elapsed_s", c->elapsed_ms / 1000);
+    return o;
+}
+
+cJSON *results_tune(const co_context *ctx, const co_tune_result *r, co_status st,
+                    const char *message) {
+    cJSON *o = result_head(ctx, "tune", r->workload, r->variant, r->device, r->device_name);
+    cJSON_AddItemToObject(o, "sizes", words_object(r->sizes));
+    cJSON_AddStringToObject(o, "status", co_status_name(st));
+    add_text(o, "message", st == CO_OK ? "" : message);
+    if (!r->ncandidates) return o; /* the search never began: nothing measured */
+    cJSON_AddStringToObject(o, "size_class", r->size_class);
+    cJSON_AddStringToObject(o, "strategy", r->strategy);
+    add_figure(o, "budget_s", r->budget_ms / 1000);
+    add_figure(o, "elapsed_s", r->elapsed_ms / 1000);
+    cJSON_AddNumberToObject(o, "space", r->space);
+    cJSON_AddNumberToObject(o, "candidates_run", (double)r->ncandidates);
+    add_number(o, "covered", r->covered);
+    if (r->best >= 0)
+        cJSON_AddNumberToObject(o, "best", (double)r->best);
+    else
+        cJSON_AddNullToObject(o, "best");
+    add_figure(o, "best_ms", r->best_ms);
+    add_figure(o, "default_ms", r->default_ms);
+    add_figure(o, "speedup", r->best_ms > 0 ? r->default_ms / r->best_ms : 0);
+    cJSON_AddBoolToObject(o, "stored", r->stored);
+    add_text(o, "note", r->note);
+    cJSON *cands = cJSON_AddArrayToObject(o, "candidates");
+    for (size_t i = 0; i < r->ncandidates; i++)
+        cJSON_AddItemToArray(cands, tune_candidate(&r->candidates[i], (long)i == r->best));
+    return o;
+}
+
+cJSON *results_tuned(const co_tune_entry *e) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", "tuned");
+    cJSON_AddStringToObject(o, "workload", e->workload);
+    cJSON_AddStringToObject(o, "variant", e->variant);
+    cJSON *dev = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(dev, "backend", e->backend);
+    cJSON_AddStringToObject(dev, "name", e->device_name);
+    add_text(dev, "driver", e->driver);
+    cJSON_AddStringToObject(o, "size_class", e->size_class);
+    cJSON_AddItemToObject(o, "sizes", words_object(e->sizes));
+    cJSON_AddItemToObject(o, "params", words_object(e->params)); /* "TS=16 WPT=8" */
+    add_local(o, "local", e->local);
+    add_figure(o, "median_ms", e->median_ms);
+    add_figure(o, "default_ms", e->default_ms);
+    add_figure(o, "speedup", e->median_ms > 0 ? e->default_ms / e->median_ms : 0);
+    add_text(o, "strategy", e->strategy);
+    add_number(o, "covered", e->covered);
+    char date[40];
+    iso_date(date, sizeof date, e->tuned_at);
+    add_text(o, "tuned_at", date);
+    return o;
+}
+
 cJSON *results_devices_doc(const co_context *ctx) {
-    size_t all[256], n = co_device_count(ctx);
+    size_t all[256] = {0}, n = co_device_count(ctx);
     for (size_t i = 0; i < n && i < 256; i++) all[i] = i;
     cJSON *doc = results_doc("devices", results_meta(ctx, all, n < 256 ? n : 256));
     for (size_t i = 0; i < n; i++)

@@ -31,6 +31,14 @@ cJSON *results_peak(const co_peak *p, const char *spec, co_status st, const char
 /* A device ("kind": "device"). */
 cJSON *results_device(const co_device_info *d);
 
+/* A search of coalesce tune ("kind": "tune") with every candidate; st its
+ * status, message the error where st is not CO_OK ("" or NULL: none). r
+ * with no candidates: the identity, status and message only. */
+cJSON *results_tune(const co_context *ctx, const co_tune_result *r, co_status st,
+                    const char *message);
+/* A configuration of the tuning database ("kind": "tuned"). */
+cJSON *results_tuned(const co_tune_entry *e);
+
 /* devices --json: every device as a result, and "backends" with the reasons. */
 cJSON *results_devices_doc(const co_context *ctx);
 

@@ -1,10 +1,9 @@
 /* coalesce tune: co_tune for each device, variant and problem asked for,
  * the presets of the seeds' sweeps, and the tuning database.
  *
- * --json prints an array with an object per search (documented in
- * docs/coalesce.1 and README: Tuning): its identity, space, coverage, the
- * choice and, in "candidates", every candidate with params, local,
- * used_local, status, message, verified, median_ms, default, elapsed_s. */
+ * --json and -o FILE: one document of the result format (tools/results.c,
+ * docs/results-format.md), a "kind": "tune" result per search with every
+ * candidate; tune --list --json: a "kind": "tuned" result per entry. */
 #include "tune_cmd.h"
 
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "results.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_SKIPPED = 3, EXIT_INTERRUPTED = 130 };
 
@@ -98,84 +98,6 @@ static bool on_candidate(const co_tune_progress *p, void *user) {
 
 /* ---- output ---- */
 
-/* A JSON string: tune --json is its own array of searches (not yet a schema-1
- * document of tools/results.c). */
-static void json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", out);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
-static void json_candidate(FILE *out, const co_tune_candidate *c) {
-    fputs("{\"params\": {", out);
-    for (size_t i = 0; i < c->nparams; i++) {
-        fputs(i ? ", " : "", out);
-        json_string(out, c->params[i].name);
-        fprintf(out, ": %ld", c->params[i].value);
-    }
-    fprintf(
-        out, "}, \"local\": [%zu, %zu, %zu], \"used_local\": [%zu, %zu, %zu], \"status\": \"%s\"",
-        c->local[0], c->local[1], c->local[2], c->used_local[0], c->used_local[1], c->used_local[2],
-        c->status == CO_OK && !c->verified ? "verify" : co_status_name(c->status));
-    if (c->message[0]) {
-        fputs(", \"message\": ", out);
-        json_string(out, c->message);
-    }
-    fprintf(out, ", \"verified\": %s, \"median_ms\": ", c->verified ? "true" : "false");
-    if (c->median_ms > 0)
-        fprintf(out, "%.6g", c->median_ms);
-    else
-        fputs("null", out);
-    fprintf(out, ", \"default\": %s, \"elapsed_s\": %.3f}", c->is_default ? "true" : "false",
-            c->elapsed_ms / 1000);
-}
-
-static void json_number(FILE *out, const char *key, double x) {
-    fprintf(out, ", \"%s\": ", key);
-    if (isfinite(x) && x > 0)
-        fprintf(out, "%.6g", x);
-    else
-        fputs("null", out);
-}
-
-static void json_result(FILE *out, const co_tune_result *r, co_status st) {
-    const char *keys[] = {"workload", "variant",    "device",  "device_name",
-                          "sizes",    "size_class", "strategy"};
-    const char *vals[] = {r->workload, r->variant,    r->device,  r->device_name,
-                          r->sizes,    r->size_class, r->strategy};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        fprintf(out, "%s\"%s\": ", i ? ", " : "{", keys[i]);
-        json_string(out, vals[i]);
-    }
-    fprintf(out, ", \"status\": \"%s\"", co_status_name(st));
-    json_number(out, "budget_s", r->budget_ms / 1000);
-    json_number(out, "elapsed_s", r->elapsed_ms / 1000);
-    fprintf(out, ", \"space\": %.0f, \"run\": %zu, \"covered\": %.6g", r->space, r->ncandidates,
-            r->covered);
-    fprintf(out, ", \"best\": %ld", r->best);
-    json_number(out, "best_ms", r->best_ms);
-    json_number(out, "default_ms", r->default_ms);
-    json_number(out, "speedup", r->best_ms > 0 ? r->default_ms / r->best_ms : 0);
-    fprintf(out, ", \"stored\": %s, \"note\": ", r->stored ? "true" : "false");
-    json_string(out, r->note);
-    fputs(", \"candidates\": [", out);
-    for (size_t i = 0; i < r->ncandidates; i++) {
-        fputs(i ? ",\n  " : "\n  ", out);
-        json_candidate(out, &r->candidates[i]);
-    }
-    fputs("]}", out);
-}
-
 static int cmp_time(const void *x, const void *y) {
     const co_tune_candidate *a = *(const co_tune_candidate *const *)x,
                             *b = *(const co_tune_candidate *const *)y;
@@ -209,10 +131,16 @@ static void text_result(FILE *out, const co_tune_result *r) {
     duration(r->elapsed_ms, took, sizeof took);
     fprintf(out, "tune %s/%s on %s (%s): %s\n", r->workload, r->variant, r->device, r->device_name,
             r->sizes);
+    /* The work-group probe a variant refused is run but not in the space. */
+    const double in_space = fmin((double)r->ncandidates, round(r->covered * r->space));
+    char probe[64] = "";
+    if ((double)r->ncandidates > in_space)
+        snprintf(probe, sizeof probe, " and %.0f work-group probe refused",
+                 (double)r->ncandidates - in_space);
     fprintf(out,
-            "  %zu candidates of %.0f (%.3g%% of the space, %s) in %s of a %.0f s budget: "
+            "  %.0f candidates of %.0f%s (%.3g%% of the space, %s) in %s of a %.0f s budget: "
             "%zu ok, %zu wrong, %zu failed or refused\n",
-            r->ncandidates, r->space, 100 * r->covered, r->strategy, took, r->budget_ms / 1000, ok,
+            in_space, r->space, probe, 100 * r->covered, r->strategy, took, r->budget_ms / 1000, ok,
             wrong, failed);
     const co_tune_candidate *best = r->best >= 0 ? &r->candidates[r->best] : NULL;
     const co_tune_candidate **order = malloc(r->ncandidates * sizeof *order);
@@ -222,17 +150,19 @@ static void text_result(FILE *out, const co_tune_result *r) {
         if (!all) qsort(order, r->ncandidates, sizeof *order, cmp_time);
         fprintf(out, "  %-8s %10s  %s\n", "check", "median_ms",
                 all ? "configuration (in the order run)" : "the 10 fastest");
-        for (size_t i = 0; i < r->ncandidates && (all || i < 10); i++)
+        bool shown = false; /* the default, among those listed */
+        for (size_t i = 0; i < r->ncandidates && (all || i < 10); i++) {
             candidate_line(out, order[i], best);
-        if (!all && !order[0]->is_default) candidate_line(out, &r->candidates[0], best);
+            shown |= order[i]->is_default;
+        }
+        if (!shown) candidate_line(out, &r->candidates[0], best);
         free(order);
     }
     if (best) {
         char params[256];
         params_text(best, params, sizeof params);
         if (r->best == 0)
-            fprintf(out, "  best: the default (%s), %.4f ms: no candidate beat it side by side\n",
-                    params, r->best_ms);
+            fprintf(out, "  best: the default, %.4f ms: no candidate beat it\n", r->best_ms);
         else
             fprintf(out, "  best: %s, %.4f ms against the default's %.4f ms side by side (%.2fx)\n",
                     params, r->best_ms, r->default_ms, r->default_ms / r->best_ms);
@@ -242,7 +172,7 @@ static void text_result(FILE *out, const co_tune_result *r) {
 
 /* ---- the database ---- */
 
-static int db_list(bool json) {
+static int db_list(const tune_args *a) {
     co_tune_entry *e;
     size_t n;
     char warning[512];
@@ -254,45 +184,41 @@ static int db_list(bool json) {
     if (warning[0]) fprintf(stderr, "coalesce: warning: %s\n", warning);
     char path[1024] = "";
     co_tune_db_path(path, sizeof path);
-    if (json)
-        fputs("[", stdout);
-    else if (!n)
+    if (a->json || a->out) { /* one document: a "tuned" result per entry */
+        cJSON *doc = results_doc("tune", results_meta(NULL, NULL, 0));
+        cJSON_AddStringToObject(doc, "database", path);
+        for (size_t i = 0; i < n; i++)
+            cJSON_AddItemToArray(results_array(doc), results_tuned(&e[i]));
+        char why[256];
+        if (a->out && !results_write(a->out, doc, why, sizeof why)) {
+            fprintf(stderr, "coalesce: cannot write '%s': %s\n", a->out, why);
+            st = CO_ERR_IO;
+        }
+        if (a->json && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
+        cJSON_Delete(doc);
+        if (a->json) {
+            co_tune_db_free(e);
+            return exit_of(st);
+        }
+    }
+    if (!n)
         printf("no tuned configurations in %s\n", path);
     else
         printf("%s: %zu tuned configurations\n", path, n);
     for (size_t i = 0; i < n; i++) {
         char date[40];
         report_date(date, sizeof date, e[i].tuned_at);
-        if (!json) {
-            printf("  %s/%s on %s %s (driver %s), %s\n    %s", e[i].workload, e[i].variant,
-                   e[i].backend, e[i].device_name, e[i].driver[0] ? e[i].driver : "-",
-                   e[i].size_class, e[i].params[0] ? e[i].params : "(no tunables)");
-            if (e[i].local[0])
-                printf(" local=%zu%s%.0zu", e[i].local[0], e[i].local[1] ? "x" : "", e[i].local[1]);
-            printf(": %.4g ms, default %.4g ms (%.2fx); %s, %.3g%% of the space, %s\n",
-                   e[i].median_ms, e[i].default_ms,
-                   e[i].median_ms > 0 ? e[i].default_ms / e[i].median_ms : 0, e[i].strategy,
-                   100 * e[i].covered, date);
-            continue;
-        }
-        const char *keys[] = {"backend",    "device_name", "driver", "workload", "variant",
-                              "size_class", "sizes",       "params", "strategy", "tuned_at_text"};
-        const char *vals[] = {
-            e[i].backend,    e[i].device_name, e[i].driver, e[i].workload, e[i].variant,
-            e[i].size_class, e[i].sizes,       e[i].params, e[i].strategy, date};
-        fputs(i ? ",\n {" : "{", stdout);
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-            fprintf(stdout, "%s\"%s\": ", k ? ", " : "", keys[k]);
-            json_string(stdout, vals[k]);
-        }
-        printf(", \"local\": [%zu, %zu, %zu], \"median_ms\": %.6g, \"default_ms\": %.6g, "
-               "\"tuned_at\": %lld, \"covered\": %.6g}",
-               e[i].local[0], e[i].local[1], e[i].local[2], e[i].median_ms, e[i].default_ms,
-               e[i].tuned_at, e[i].covered);
+        printf("  %s/%s on %s %s (driver %s), %s\n    %s", e[i].workload, e[i].variant,
+               e[i].backend, e[i].device_name, e[i].driver[0] ? e[i].driver : "-", e[i].size_class,
+               e[i].params[0] ? e[i].params : "(no tunables)");
+        if (e[i].local[0])
+            printf(" local=%zu%s%.0zu", e[i].local[0], e[i].local[1] ? "x" : "", e[i].local[1]);
+        printf(": %.4g ms, default %.4g ms (%.2fx); %s, %.3g%% of the space, %s\n", e[i].median_ms,
+               e[i].default_ms, e[i].median_ms > 0 ? e[i].default_ms / e[i].median_ms : 0,
+               e[i].strategy, 100 * e[i].covered, date);
     }
-    if (json) fputs("]\n", stdout);
     co_tune_db_free(e);
-    return EXIT_OK;
+    return exit_of(st);
 }
 
 static int db_files(const tune_args *a) {
@@ -312,7 +238,7 @@ static int db_files(const tune_args *a) {
         }
         printf("exported %zu tuned configurations to %s\n", n, a->export_file);
     }
-    return a->list ? db_list(a->json) : EXIT_OK;
+    return a->list ? db_list(a) : EXIT_OK;
 }
 
 /* ---- the searches ---- */
@@ -368,9 +294,10 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
         return exit_of(st);
     }
     int rc = EXIT_OK;
-    size_t printed = 0;
     bool any = false;
-    if (a->json) fputs("[", stdout);
+    results_file file;
+    if (!results_file_open(&file, a->out, "tune", results_meta(ctx, idx, n))) return EXIT_FAILED;
+    cJSON *doc = a->json ? results_doc("tune", results_meta(ctx, idx, n)) : NULL;
     for (size_t d = 0; d < n && rc != EXIT_INTERRUPTED && rc != EXIT_USAGE; d++) {
         const co_device_info *info = co_device_get(ctx, idx[d]);
         /* The problems: those given, else bench's for this kind of device. */
@@ -430,24 +357,31 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
                 co_tune_result *r = NULL;
                 st = co_tune(ctx, &cfg, &r);
                 a->line_clear();
-                if (st == CO_ERR_UNSUPPORTED && !r) { /* this variant is not for this device */
-                    fprintf(stderr, "coalesce: skipped: %s\n", co_last_error());
+                const bool skipped = st == CO_ERR_UNSUPPORTED && !r; /* not for this device */
+                if (st && st != CO_ERR_INTERRUPTED)
+                    fprintf(stderr, "coalesce: %s%s\n", skipped ? "skipped: " : "",
+                            co_last_error());
+                co_tune_result none = {.best = -1}; /* the search never began: who and why */
+                if (!r) {
+                    snprintf(none.workload, sizeof none.workload, "%s", workload);
+                    snprintf(none.variant, sizeof none.variant, "%.31s", variant);
+                    snprintf(none.device, sizeof none.device, "%s", info->spec);
+                    snprintf(none.device_name, sizeof none.device_name, "%s", info->name);
+                    snprintf(none.sizes, sizeof none.sizes, "%s", sets[s]);
+                }
+                const co_tune_result *res = r ? r : &none;
+                if (doc)
+                    cJSON_AddItemToArray(results_array(doc),
+                                         results_tune(ctx, res, st, co_last_error()));
+                results_file_add(&file, results_tune(ctx, res, st, co_last_error()));
+                if (skipped) {
                     if (rc == EXIT_OK) rc = EXIT_SKIPPED;
                     break;
                 }
                 any = true;
-                if (st && st != CO_ERR_INTERRUPTED)
-                    fprintf(stderr, "coalesce: %s\n", co_last_error());
-                if (r) {
-                    if (a->json) {
-                        fputs(printed++ ? ",\n " : "", stdout);
-                        json_result(stdout, r, st);
-                    } else {
-                        text_result(stdout, r);
-                    }
-                    if (strstr(r->note, "rebuilt") || !strncmp(r->note, "not kept", 8))
-                        fprintf(stderr, "coalesce: warning: %s\n", r->note);
-                }
+                if (r && !a->json) text_result(stdout, r);
+                if (r && (strstr(r->note, "rebuilt") || !strncmp(r->note, "not kept", 8)))
+                    fprintf(stderr, "coalesce: warning: %s\n", r->note);
                 fflush(stdout);
                 co_tune_result_free(r);
                 if (st == CO_ERR_INTERRUPTED) {
@@ -460,7 +394,9 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
             }
         }
     }
-    if (a->json) fputs("]\n", stdout);
+    results_file_close(&file);
+    if (doc && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
+    cJSON_Delete(doc);
     if (!any && rc == EXIT_SKIPPED)
         fprintf(stderr, "coalesce: nothing was tuned: no selected variant runs on the selected "
                         "devices here\n");

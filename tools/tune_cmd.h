@@ -17,6 +17,7 @@ typedef struct tune_args {
     bool json, list;
     double budget_s; /* 0: the library's (60 s) */
     const char *strategy, *preset, *export_file, *import_file;
+    const char *out; /* -o FILE: the document, rewritten after each search (NULL: none) */
     /* From the tool: the progress line (on a terminal), Ctrl-C. */
     bool line_on;
     void (*line_show)(const char *text);

@@ -17,17 +17,16 @@ import os
 
 import numpy as np
 
-__all__ = ["Context", "Buffer", "Collider", "Raytracer", "Sphere", "Light", "Error", "load"]
-
-_STATUS = ["ok", "invalid", "unsupported", "limit", "out of memory", "build", "device",
-           "verify", "io"]
+__all__ = ["Context", "Buffer", "Collider", "Raytracer", "Sphere", "Light", "Error", "load",
+           "random_scene"]
 
 
 class Error(RuntimeError):
-    """A call that failed: .status is the co_status name, str() its message."""
+    """A call that failed: .status is the co_status name ("invalid", "unsupported", ...),
+    str() its message."""
 
     def __init__(self, status, message):
-        self.status = _STATUS[status] if 0 <= status < len(_STATUS) else "unknown"
+        self.status = _lib.co_status_name(status).decode()
         super().__init__("%s (%s)" % (message, self.status))
 
 
@@ -97,6 +96,8 @@ def load(path=None):
         "co_rt_scene_default": [ctypes.POINTER(_Scene)],
         "co_raytracer_create": [P, S, ctypes.c_char_p, ctypes.POINTER(_Scene), ctypes.POINTER(P)],
         "co_raytracer_render": [P, S, S, D, _Mem, S],
+        "co_rt_scene_random": [ctypes.POINTER(_Scene), ctypes.POINTER(Sphere), S,
+                               ctypes.POINTER(Light), S, U64],
     }
     for name, args in sig.items():
         fn = getattr(lib, name)
@@ -109,6 +110,10 @@ def load(path=None):
         getattr(lib, name).restype = None
     lib.co_last_error.restype = ctypes.c_char_p
     lib.co_last_error.argtypes = []
+    lib.co_status_name.restype = ctypes.c_char_p
+    lib.co_status_name.argtypes = [I]
+    lib.co_variant_default.restype = ctypes.c_char_p
+    lib.co_variant_default.argtypes = [P, ctypes.c_char_p, S]
     lib.co_device_get.restype = ctypes.POINTER(ctypes.c_char * 32)  # spec is the first field
     lib.co_device_get.argtypes = [P, S]
     _lib = lib
@@ -198,6 +203,13 @@ class Context:
         count = ctypes.c_size_t()
         _check(_lib.co_device_select(self._p, spec.encode(), idx, 16, ctypes.byref(count)))
         return idx[0]
+
+    def default_variant(self, device, workload):
+        """The variant a call on `device` runs when none is named, or None where no variant
+        of `workload` ("gemm", "boxfilter", ...) runs there: its calls raise Error
+        "unsupported"."""
+        v = _lib.co_variant_default(self._p, workload.encode(), device)
+        return v.decode() if v else None
 
     def set_check(self, on=True):
         _check(_lib.co_context_set_check(self._p, on))
@@ -333,6 +345,16 @@ class Collider:
         if getattr(self, "_p", None):
             _lib.co_collider_destroy(self._p)
             self._p = None
+
+
+def random_scene(spheres, lights=2, seed=1):
+    """The workload's seeded scene (`coalesce run raytrace --spheres N --lights L --seed S`):
+    ([Sphere], [Light]) for Raytracer, whose default camera and shading it has."""
+    load()
+    s = _Scene()
+    sp, li = (Sphere * max(1, spheres))(), (Light * max(1, lights))()
+    _check(_lib.co_rt_scene_random(ctypes.byref(s), sp, spheres, li, lights, seed))
+    return list(sp[:spheres]), list(li[:lights])
 
 
 class Raytracer:

@@ -1,5 +1,7 @@
 """The Python bindings against numpy (matmul, sum), OpenCV's boxFilter and the
-library's own CLI, on every device here (COALESCE_DEVICES narrows them)."""
+library's own CLI (grayscale, ray tracer and collider results), on every device here
+(COALESCE_DEVICES narrows them). A workload no variant of which runs on a device (Vulkan
+until its shader exists) must raise Error "unsupported" there; its tests are skipped."""
 import os
 import subprocess
 import tempfile
@@ -10,14 +12,37 @@ import pytest
 import coalesce
 
 ctx = coalesce.Context()
-# The library calls do not run on Vulkan devices yet (they say so: unsupported).
-DEVICES = [d for d in ctx.devices() if not d.startswith("vulkan")
-           and (not os.environ.get("COALESCE_DEVICES") or d in os.environ["COALESCE_DEVICES"].split(","))]
+DEVICES = [d for d in ctx.devices()
+           if not os.environ.get("COALESCE_DEVICES") or d in os.environ["COALESCE_DEVICES"].split(",")]
 rng = np.random.default_rng(5)
 
 
 def dev(spec):
     return ctx.devices().index(spec)
+
+
+def need(spec, workload):
+    """Skip where no variant of the workload runs on the device, once its call says so."""
+    if ctx.default_variant(dev(spec), workload) is None:
+        with pytest.raises(coalesce.Error) as e:
+            if workload == "boxfilter":
+                ctx.boxfilter(dev(spec), np.zeros((2, 3), np.float32), 1)
+            elif workload == "collider":
+                coalesce.Collider(ctx, dev(spec), balls=4, width=10, height=10)
+            else:
+                coalesce.Raytracer(ctx, dev(spec), *coalesce.random_scene(2)).render(3, 2)
+        assert e.value.status == "unsupported"
+        pytest.skip("%s does not run on %s" % (workload, spec))
+
+
+def cli(args, tmp_path):
+    """Run the CLI (COALESCE_CLI), or skip without one."""
+    exe = os.environ.get("COALESCE_CLI")
+    if not exe:
+        pytest.skip("COALESCE_CLI not set")
+    env = dict(os.environ, COALESCE_CACHE_DIR=str(tmp_path))
+    subprocess.run([exe, "run"] + args + ["--device", "c", "--reps", "1", "--warmup", "0"],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize("spec", DEVICES)
@@ -58,6 +83,7 @@ CV_BORDERS = {"clamp": "BORDER_REPLICATE", "reflect101": "BORDER_REFLECT_101",
 @pytest.mark.parametrize("w,h,r", [(1, 1, 0), (31, 17, 2), (64, 9, 5)])
 def test_boxfilter_opencv(spec, border, w, h, r):
     cv2 = pytest.importorskip("cv2")
+    need(spec, "boxfilter")
     img = rng.uniform(0, 1, (h, w)).astype(np.float32)
     bt = getattr(cv2, CV_BORDERS[border])
     ref = cv2.boxFilter(img, -1, (2 * r + 1, 2 * r + 1), normalize=True, borderType=bt)
@@ -78,6 +104,7 @@ def test_padded_rows_and_pipeline(spec):
     v = view.astype(np.int64)
     t = 299 * v[..., 0] + 587 * v[..., 1] + 114 * v[..., 2]
     assert np.max(np.abs(gray - (t + 500) // 1000)) <= 1
+    need(spec, "boxfilter")
     d = dev(spec)
     img = ctx.buffer(d, np.ascontiguousarray(view))
     blur = ctx.buffer(d, nbytes=img.nbytes)
@@ -97,23 +124,52 @@ def test_padded_rows_and_pipeline(spec):
 def test_cli_grayscale(tmp_path):
     """The library's gray image of a PNG is the CLI's."""
     cv2 = pytest.importorskip("cv2")
-    cli = os.environ.get("COALESCE_CLI")
-    if not cli:
-        pytest.skip("COALESCE_CLI not set")
     rgba = rng.integers(0, 256, (23, 37, 4), dtype=np.uint8)
     rgba[..., 3] = 255
     src, dst = str(tmp_path / "in.png"), str(tmp_path / "out.png")
     cv2.imwrite(src, cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA))
-    env = dict(os.environ, COALESCE_CACHE_DIR=str(tmp_path))
-    subprocess.run([cli, "run", "grayscale", "--device", "c", "--reps", "1", "--input", src,
-                    "--output", dst], check=True, env=env, stdout=subprocess.DEVNULL)
+    cli(["grayscale", "--input", src, "--output", dst], tmp_path)
     ref = cv2.imread(dst, cv2.IMREAD_UNCHANGED)
     for spec in DEVICES:
         assert np.array_equal(ctx.grayscale(dev(spec), rgba), ref)
 
 
+def test_cli_raytrace(tmp_path):
+    """The workload's seeded scene (random_scene) renders as the CLI's frame: the same bytes
+    on the host tracer, within the workload's tolerance on every device."""
+    cv2 = pytest.importorskip("cv2")
+    dst = str(tmp_path / "frame.png")
+    cli(["raytrace", "--variant", "c", "--width", "96", "--height", "64", "--spheres", "16",
+         "--lights", "3", "--time", "0.5", "--seed", "9", "--output", dst], tmp_path)
+    ref = cv2.cvtColor(cv2.imread(dst, cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+    spheres, lights = coalesce.random_scene(16, 3, seed=9)
+    host = coalesce.Raytracer(ctx, dev("c"), spheres, lights, variant="c")
+    assert np.array_equal(host.render(96, 64, 0.5), ref)
+    for spec in DEVICES:
+        if ctx.default_variant(dev(spec), "raytrace") is None:
+            continue
+        img = coalesce.Raytracer(ctx, dev(spec), spheres, lights).render(96, 64, 0.5)
+        off = np.max(np.abs(img.astype(int) - ref.astype(int)), axis=2) > 2
+        assert off.sum() <= 6, spec  # 0.1% of the pixels, as the workload's check
+
+
+def test_cli_collider(tmp_path):
+    """Random balls from a seed are the CLI's: after the same steps on the host grid, the
+    same state (its CSV prints floats exactly)."""
+    out = str(tmp_path / "state.csv")
+    cli(["collider", "--variant", "c-grid", "--balls", "300", "--radius", "0.3", "--width", "40",
+         "--height", "30", "--dt", "0.05", "--steps", "7", "--seed", "4", "--output", out],
+        tmp_path)
+    ref = np.loadtxt(out, delimiter=",", dtype=np.float32, ndmin=2, skiprows=1)  # a header
+    col = coalesce.Collider(ctx, dev("c"), balls=300, r_min=0.3, width=40, height=30, dt=0.05,
+                            seed=4, variant="c-grid")
+    col.step(7)
+    assert np.array_equal(np.stack(col.state(), axis=1), ref[:, :4])
+
+
 @pytest.mark.parametrize("spec", DEVICES)
-def test_collider_and_raytracer(spec):
+def test_collider(spec):
+    need(spec, "collider")
     d = dev(spec)
     col = coalesce.Collider(ctx, d, x=[4, 6], y=[5, 5], vx=[1, -1], vy=[0, 0], radius=[0.5, 0.5],
                             width=10, height=10, dt=0.1)
@@ -125,6 +181,12 @@ def test_collider_and_raytracer(spec):
     rnd.step(5)
     x, y, _, _ = rnd.state()
     assert np.all((x >= 0) & (x <= 40) & (y >= 0) & (y <= 30))
+
+
+@pytest.mark.parametrize("spec", DEVICES)
+def test_raytracer(spec):
+    need(spec, "raytrace")
+    d = dev(spec)
     spheres = [coalesce.Sphere((0, 1, 0), 1, (0.9, 0.2, 0.2), 0, 2, 1, 0, 0.5),
                coalesce.Sphere((3, 0.7, -2), 0.7, (0.2, 0.3, 0.9), 0.5, 0, 0, 0, 0)]
     lights = [coalesce.Light((10, 15, -5), (0.8, 0.8, 0.8))]
@@ -139,5 +201,9 @@ def test_errors():
     with pytest.raises(coalesce.Error) as e:
         ctx.reduce_sum(0, np.zeros(0, np.float32))
     assert e.value.status == "invalid" and "n is 0" in str(e.value)
-    with pytest.raises(coalesce.Error):
+    with pytest.raises(coalesce.Error) as e:
         ctx.boxfilter(0, np.zeros((4, 4), np.float32), 1, variant="no-such-variant")
+    assert e.value.status == "invalid" and "no-such-variant" in str(e.value)
+    with pytest.raises(coalesce.Error) as e:
+        coalesce.random_scene(5000)
+    assert e.value.status == "invalid" and "4096" in str(e.value)

@@ -26,9 +26,9 @@ typedef enum co_arg_kind {
     CO_ARG_LOCAL
 } co_arg_kind;
 
-/* Image pixel formats: one float channel, or RGBA of 8-bit unsigned
- * integers (read as integers: read_imageui / tex2D<uchar4>). */
-typedef enum co_img_format { CO_IMG_R_F32, CO_IMG_RGBA_U8 } co_img_format;
+/* Image pixel formats: one float channel, or RGBA or one channel of 8-bit
+ * unsigned integers (read as integers: read_imageui / tex2D<uchar4>). */
+typedef enum co_img_format { CO_IMG_R_F32, CO_IMG_RGBA_U8, CO_IMG_R_U8 } co_img_format;
 /* What reads outside an image return: the nearest edge pixel, or zeros.
  * (OpenCL kernels choose by their sampler; CUDA textures fix it here.) */
 typedef enum co_img_border { CO_IMG_EDGE, CO_IMG_ZERO } co_img_border;
@@ -63,6 +63,10 @@ typedef struct co_backend {
     void (*free)(co_device *dev, co_buf *buf);
     co_status (*upload)(co_device *dev, co_buf *dst, const void *src, size_t bytes);
     co_status (*download)(co_device *dev, void *dst, co_buf *src, size_t bytes);
+    /* The same `offset` bytes into the buffer (co_buffer_write/read: an MPI
+     * halo); optional (NULL: only whole-buffer copies, from the start). */
+    co_status (*write)(co_device *dev, co_buf *dst, size_t offset, const void *src, size_t bytes);
+    co_status (*read)(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes);
     /* Optional (NULL: the API has none): page-locked host memory, which
      * upload and download move at the bus's full speed. *host is where
      * the caller reads and writes it until pinned_free. */
@@ -78,10 +82,16 @@ typedef struct co_backend {
     co_status (*kernel)(co_device *dev, co_program *prog, const char *entry, co_kernel **out);
 
     /* Launch over `global` work-items (a multiple of `local`, OpenCL
-     * convention) and wait for it. If kernel_ms is not NULL it receives the
-     * kernel's time from device events. */
+     * convention). If kernel_ms is not NULL, wait for it: *kernel_ms
+     * receives the kernel's time from device events. If it is NULL, a
+     * backend with `finish` may return at once, the kernel queued in order
+     * behind the earlier launches and transfers (which wait for it); a
+     * backend without `finish` waits. */
     co_status (*launch)(co_device *dev, co_kernel *kernel, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args, double *kernel_ms);
+    /* Optional: wait for the launches queued untimed; a kernel's fault
+     * surfaces here. */
+    co_status (*finish)(co_device *dev);
 
     /* Optional 2D images (NULL where the backend has none). image_support:
      * whether this device reads images, and if not why. image_copy_from_buffer

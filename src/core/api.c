@@ -6,7 +6,15 @@
  * devices, copied in and out on OpenCL/CUDA). Arrays the caller does not
  * provide (scratch, a zeroed ticket, the ray tracer's world) are the call's
  * own. Every host<->device transfer goes through up()/down(), which count
- * it in the context; each public function holds the context's mutex. */
+ * it in the context; each public function holds the context's mutex.
+ *
+ * A call costs what its kernels cost and little else (bench_lib holds it
+ * to co_run's kernel time): its launches are queued back to back, untimed,
+ * and waited for once at its end (co_job_finish); the device memory of
+ * arrays the caller does not provide is kept for the next call (up to
+ * KEEP_MAX bytes an array in the context; a collider's or ray tracer's by
+ * the object); the host's free memory is read only when the call takes
+ * host memory. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -16,6 +24,7 @@
 #include <string.h>
 
 #include "workloads/gemm.h"
+#include "core/call.h"
 /* The ray tracer's scene layout (RT_EYE, RT_SPHERES, RT_SW, ...) is defined
  * by its kernel source, included here for that alone. */
 #define CO_HOST_C 1
@@ -27,15 +36,17 @@
 #pragma GCC diagnostic pop
 #undef real
 
-#define MAX_AUX 8
+#define MAX_AUX 16
 #define MAX_TEMPS 8
+#define KEEP_MAX ((size_t)64 << 20)
 
 typedef struct api_state {
     pthread_mutex_t lock;
     bool check;
     co_copy_stats copies;
-    /* Zeroed input arrays no caller provides (reduce's ticket, which its
-     * kernels leave 0 again), kept per device so a call uploads nothing. */
+    /* Arrays no caller provides, kept per device: zeroed inputs (reduce's
+     * ticket, which its kernels leave 0 again), so a call uploads nothing,
+     * and working memory (scratch, reduce's sum), so a call allocates none. */
     struct {
         const co_device *dev;
         const co_workload *wl;
@@ -92,15 +103,22 @@ static void *host_alloc(size_t bytes, bool zero) {
     return p;
 }
 
+static void count_copy(api_state *a, bool upload, size_t bytes) {
+    if (upload)
+        a->copies.uploads++, a->copies.upload_bytes += bytes;
+    else
+        a->copies.downloads++, a->copies.download_bytes += bytes;
+}
+
 static co_status up(api_state *a, co_device *dev, co_buf *dst, const void *src, size_t bytes) {
     co_status st = dev->backend->upload(dev, dst, src, bytes);
-    if (!st) a->copies.uploads++, a->copies.upload_bytes += bytes;
+    if (!st) count_copy(a, true, bytes);
     return st;
 }
 
 static co_status down(api_state *a, co_device *dev, void *dst, co_buf *src, size_t bytes) {
     co_status st = dev->backend->download(dev, dst, src, bytes);
-    if (!st) a->copies.downloads++, a->copies.download_bytes += bytes;
+    if (!st) count_copy(a, false, bytes);
     return st;
 }
 
@@ -118,6 +136,17 @@ static co_status buffer_create(co_context *ctx, size_t device, size_t bytes, co_
                        "co_buffer_create: %zu bytes are over the largest "
                        "allocation of %s (%zu bytes)",
                        bytes, dev->info.spec, dev->info.max_alloc_bytes);
+    if (!on_device(dev) || dev->info.type == CO_DEVICE_CPU) { /* the host's memory: held first */
+        double limit;
+        const char *source;
+        co_status st = co_host_memory_limit(&limit, &source);
+        if (st) return st;
+        if (limit > 0 && (double)bytes > limit)
+            return co_fail(CO_ERR_LIMIT,
+                           "co_buffer_create: %zu bytes on %s are more than the %.0f bytes of "
+                           "host memory it may take (%s)",
+                           bytes, dev->info.spec, limit, source);
+    }
     co_buffer *b = calloc(1, sizeof *b);
     if (!b) return co_fail(CO_ERR_NOMEM, "out of host memory");
     *b = (co_buffer){.ctx = ctx, .device = device, .dev = dev, .bytes = bytes};
@@ -160,33 +189,55 @@ void co_buffer_free(co_buffer *b) {
     unlock(a);
 }
 
-static co_status transfer(const char *fn, co_buffer *b, void *host, size_t bytes, bool upload) {
+/* bytes between host memory and the buffer, `offset` bytes into it. */
+static co_status transfer(const char *fn, co_buffer *b, void *host, size_t offset, size_t bytes,
+                          bool upload) {
     if (!b) return co_fail(CO_ERR_INVALID, "%s: buf is NULL", fn);
     if (!host) return co_fail(CO_ERR_INVALID, "%s: %s is NULL", fn, upload ? "src" : "dst");
-    if (!bytes || bytes > b->bytes)
+    if (offset > b->bytes)
+        return co_fail(CO_ERR_INVALID, "%s: offset %zu is past the buffer's %zu bytes", fn, offset,
+                       b->bytes);
+    if ((!bytes || bytes > b->bytes) && !offset)
         return co_fail(CO_ERR_INVALID, "%s: bytes is %zu, the buffer holds %zu (1 to %zu)", fn,
                        bytes, b->bytes, b->bytes);
+    if (!bytes || bytes > b->bytes - offset)
+        return co_fail(CO_ERR_INVALID, "%s: bytes is %zu, the buffer holds %zu from offset %zu", fn,
+                       bytes, b->bytes - offset, offset);
     api_state *a = lock(b->ctx);
     co_status st = CO_OK;
-    if (b->buf) {
+    if (b->buf && !offset) {
         st = upload ? up(a, b->dev, b->buf, host, bytes) : down(a, b->dev, host, b->buf, bytes);
+    } else if (b->buf) {
+        const co_backend *be = b->dev->backend;
+        if (upload ? !be->write : !be->read)
+            st = co_fail(CO_ERR_UNSUPPORTED, "%s: %s copies whole buffers only (offset %zu)", fn,
+                         b->dev->info.spec, offset);
+        else if (!(st = upload ? be->write(b->dev, b->buf, offset, host, bytes)
+                               : be->read(b->dev, host, b->buf, offset, bytes)))
+            count_copy(a, upload, bytes);
     } else { /* host devices: a copy all the same, counted as one */
-        memcpy(upload ? b->host : host, upload ? host : b->host, bytes);
-        if (upload)
-            a->copies.uploads++, a->copies.upload_bytes += bytes;
-        else
-            a->copies.downloads++, a->copies.download_bytes += bytes;
+        unsigned char *mem = (unsigned char *)b->host + offset;
+        memcpy(upload ? mem : host, upload ? host : mem, bytes);
+        count_copy(a, upload, bytes);
     }
     unlock(a);
     return st;
 }
 
 co_status co_buffer_upload(co_buffer *b, const void *src, size_t bytes) {
-    return transfer("co_buffer_upload", b, (void *)src, bytes, true);
+    return transfer("co_buffer_upload", b, (void *)src, 0, bytes, true);
 }
 
 co_status co_buffer_download(co_buffer *b, void *dst, size_t bytes) {
-    return transfer("co_buffer_download", b, dst, bytes, false);
+    return transfer("co_buffer_download", b, dst, 0, bytes, false);
+}
+
+co_status co_buffer_write(co_buffer *b, size_t offset, const void *src, size_t bytes) {
+    return transfer("co_buffer_write", b, (void *)src, offset, bytes, true);
+}
+
+co_status co_buffer_read(co_buffer *b, size_t offset, void *dst, size_t bytes) {
+    return transfer("co_buffer_read", b, dst, offset, bytes, false);
 }
 
 size_t co_buffer_size(const co_buffer *b) {
@@ -247,6 +298,7 @@ typedef struct call {
     slot s[CO_MAX_ARRAYS];
     co_buffer *temps[MAX_TEMPS];
     size_t ntemps;
+    co_buffer **keep; /* an object's arrays kept between its calls (NULL: the context's) */
 } call;
 
 /* An operand's host memory, or NULL where it is device memory. */
@@ -287,9 +339,10 @@ static co_status call_begin(call *c, const char *fn, co_context *ctx, api_state 
     if (st) return st;
     c->p.wl = c->wl;
     c->job.prob = &c->p;
+    c->job.queued = true;
     c->inited = true;
     st = c->wl->init(&c->p, opts, nopts);
-    if (!st) st = co_problem_check_memory(&c->p, c->dev, a->check);
+    if (!st) co_job_use_tuned(&c->job, c->wl, &c->p, &cfg); /* coalesce tune's, where kept */
     return st;
 }
 
@@ -307,7 +360,9 @@ static co_status bind(call *c, size_t index, co_mem m, const char *name) {
     return CO_OK;
 }
 
-static co_buf *aux_buffer(call *c, size_t index, co_status *st) {
+/* The context's array `index` of the call's workload on its device:
+ * zeroed (an input), or working memory. */
+static co_buf *aux_buffer(call *c, size_t index, bool zeroed, co_status *st) {
     api_state *a = c->a;
     const size_t bytes = c->p.arrays[index].bytes;
     for (size_t i = 0; i < a->naux; i++)
@@ -315,10 +370,10 @@ static co_buf *aux_buffer(call *c, size_t index, co_status *st) {
             a->aux[i].bytes >= bytes)
             return a->aux[i].buf;
     co_buf *buf = NULL;
-    void *zero = host_alloc(bytes, true);
-    *st = zero ? c->dev->backend->alloc(c->dev, bytes, &buf)
-               : co_fail(CO_ERR_NOMEM, "out of host memory");
-    if (!*st) *st = up(a, c->dev, buf, zero, bytes); /* once per device */
+    void *zero = zeroed ? host_alloc(bytes, true) : NULL;
+    *st = zero || !zeroed ? c->dev->backend->alloc(c->dev, bytes, &buf)
+                          : co_fail(CO_ERR_NOMEM, "out of host memory");
+    if (!*st && zeroed) *st = up(a, c->dev, buf, zero, bytes); /* once per device */
     free(zero);
     if (*st) {
         if (buf) c->dev->backend->free(c->dev, buf);
@@ -354,6 +409,37 @@ static bool overlap(co_mem x, size_t xb, co_mem y, size_t yb) {
     return a < b + yb && b < a + xb;
 }
 
+/* The memory the call takes, held to the device's and the host's as
+ * co_run's is (co_problem_check_memory), less what exists already: the
+ * caller's buffers and host memory. The library writes no files and makes
+ * no reference outside check mode. */
+static co_status check_memory(call *c, bool check) {
+    co_problem q = c->p;
+    const bool device = on_device(c->dev);
+    q.host_bytes = 0;
+    if (!check) q.host_extra_bytes = 0;
+    for (size_t i = 0; i < q.narrays; i++) {
+        co_array *x = &q.arrays[i];
+        const slot *s = &c->s[i];
+        if (!device)
+            q.host_bytes += s->bound ? 0 : x->bytes;
+        else
+            q.host_bytes += check && !x->scratch && !(s->bound && !s->mem.buf) ? x->bytes : 0;
+        if (s->bound && s->mem.buf) x->bytes = 0;
+    }
+    return co_problem_check_memory(&q, c->dev, check);
+}
+
+/* The object's array `index`, kept between its calls: made on the first,
+ * made again when a call needs more. */
+static co_buffer *kept(call *c, size_t index, co_status *st) {
+    co_buffer **k = &c->keep[index];
+    const size_t bytes = c->p.arrays[index].bytes;
+    if (*k && (*k)->bytes < bytes) buffer_free(*k), *k = NULL;
+    if (!*k) *st = buffer_create(c->ctx, c->device, bytes, k);
+    return *k;
+}
+
 /* Give every array its memory: the caller's where bound, else the call's. */
 static co_status place(call *c, bool check) {
     co_problem *p = &c->p;
@@ -364,15 +450,18 @@ static co_status place(call *c, bool check) {
                 overlap(c->s[i].mem, p->arrays[i].bytes, c->s[j].mem, p->arrays[j].bytes))
                 return co_fail(CO_ERR_INVALID, "%s: output %s overlaps input %s", c->fn,
                                p->arrays[i].name, p->arrays[j].name);
-    co_status st = CO_OK;
+    co_status st = check_memory(c, check);
     for (size_t i = 0; !st && i < p->narrays; i++) {
         co_array *x = &p->arrays[i];
         slot *s = &c->s[i];
         const bool input = !x->output && !x->scratch;
         void *host = NULL;
         if (!device) {
+            co_buffer *k;
             if (s->bound)
                 host = host_of(s->mem);
+            else if (!input && c->keep)
+                host = (k = kept(c, i, &st)) ? k->host : NULL;
             else if ((host = host_alloc(x->bytes, true)))
                 s->own_host = true;
         } else if (s->bound && s->mem.buf) {
@@ -384,11 +473,16 @@ static co_status place(call *c, bool check) {
             s->own_buf = !st;
             if (!st && input) st = up(c->a, c->dev, x->buf, host, x->bytes);
         } else if (input) {
-            x->buf = aux_buffer(c, i, &st);
+            x->buf = aux_buffer(c, i, true, &st);
             if (!st && check && (host = host_alloc(x->bytes, true))) s->own_host = true;
         } else {
-            st = c->dev->backend->alloc(c->dev, x->bytes, &x->buf);
-            s->own_buf = !st;
+            co_buffer *k;
+            if (c->keep)
+                x->buf = (k = kept(c, i, &st)) ? k->buf : NULL;
+            else if (x->bytes <= KEEP_MAX)
+                x->buf = aux_buffer(c, i, false, &st);
+            else
+                s->own_buf = !(st = c->dev->backend->alloc(c->dev, x->bytes, &x->buf));
             if (!st && check && x->output && (host = host_alloc(x->bytes, false)))
                 s->own_host = true;
         }
@@ -441,8 +535,17 @@ static co_status call_read(call *c, size_t index, void *dst, size_t bytes) {
     return down(c->a, c->dev, dst, x->buf, bytes);
 }
 
+/* Wait for the call's queued launches: before its memory is freed or
+ * reused, and before it returns. */
+static co_status call_finish(call *c) {
+    co_job job = {.dev = c->dev, .queued = true};
+    return c->dev ? co_job_finish(&job) : CO_OK;
+}
+
 static co_status call_end(call *c, co_status st) {
     co_problem *p = &c->p;
+    const co_status fin = call_finish(c);
+    if (!st) st = fin;
     if (st && c->ran) aux_drop(c);
     for (size_t i = 0; i < p->narrays; i++) {
         if (c->s[i].own_buf) c->dev->backend->free(c->dev, p->arrays[i].buf);
@@ -459,14 +562,7 @@ static co_status call_end(call *c, co_status st) {
 
 static co_status helper_launch(call *c, const char *entry, size_t gx, size_t gy, size_t nargs,
                                const co_arg *args) {
-    /* kernels/api.cl has no GLSL twin yet. */
-    if (co_device_on(c->dev) == CO_ON_VULKAN)
-        return co_fail(CO_ERR_UNSUPPORTED,
-                       "the library's strided rows, packing and alpha/beta "
-                       "(%s) do not run on Vulkan devices yet (%s): pass packed row-major data, "
-                       "or use an OpenCL, CUDA or host device",
-                       entry, c->dev->info.spec);
-    co_job job = {.dev = c->dev, .var = c->job.var};
+    co_job job = {.dev = c->dev, .var = c->job.var, .queued = true};
     co_kernel *k;
     const size_t g[3] = {gx, gy, 1}, l[3] = {16, 16, 1};
     co_status st = co_job_kernel(&job, "api", entry, "", &k);
@@ -602,7 +698,7 @@ static co_status bind_rows(call *c, size_t index, co_mem m, const char *name, si
     if (st) return st;
     *staged = m;
     if (stride != row_bytes) {
-        co_buffer *t;
+        co_buffer *t = NULL;
         if ((st = temp(c, row_bytes * rows, &t))) return st;
         *staged = co_mem_buffer(t);
         if (!c->p.arrays[index].output)
@@ -635,7 +731,7 @@ static co_status sgemm_locked(co_context *ctx, api_state *a, size_t device, cons
         return call_end(&c, st);
     if (alpha == 0.0f) /* BLAS: A and B are not read */
         return call_end(&c, axpby(&c, cm, ldc, NULL, 0.0f, beta, m, n));
-    co_buffer *t;
+    co_buffer *t = NULL;
     co_mem pa = am, pb = bm, pc = cm;
     if (ta || lda != k) {
         if (!(st = temp(&c, m * k * sizeof(float), &t))) st = pack(&c, t, am, lda, ta, m, k);
@@ -861,6 +957,7 @@ struct co_collider {
     co_boundary boundary;
     co_buffer *state[2], *props; /* state: x, y, vx, vy (n floats each) */
     int cur;
+    co_buffer *keep[CO_MAX_ARRAYS]; /* the steps' scratch */
 };
 
 static void collider_free(co_collider *c) {
@@ -868,6 +965,7 @@ static void collider_free(co_collider *c) {
     buffer_free(c->state[0]);
     buffer_free(c->state[1]);
     buffer_free(c->props);
+    for (size_t i = 0; i < CO_MAX_ARRAYS; i++) buffer_free(c->keep[i]);
     free(c);
 }
 
@@ -897,6 +995,7 @@ static co_status collider_run(co_collider *c, api_state *a, unsigned steps, bool
     call k;
     co_status st = call_begin(&k, "co_collider_step", c->ctx, a, c->device, "collider",
                               c->has_variant ? c->variant : NULL, o, no);
+    k.keep = c->keep;
     if (!st && steps) { /* zero steps: only the workload's checks of the options */
         st = bind(&k, 0, co_mem_buffer(c->state[c->cur]), "state");
         if (!st) st = bind(&k, 1, co_mem_buffer(c->props), "props");
@@ -1096,8 +1195,9 @@ struct co_raytracer {
     co_rt_light *lights;
     float *words; /* the scene's layout (kernels/raytrace.cl), at the last size */
     size_t nwords;
-    co_buffer *buf;       /* the words on the device */
-    size_t width, height; /* of the uploaded words (0: none yet) */
+    co_buffer *buf;                 /* the words on the device */
+    size_t width, height;           /* of the uploaded words (0: none yet) */
+    co_buffer *keep[CO_MAX_ARRAYS]; /* a frame's world */
 };
 
 co_status co_rt_scene_default(co_rt_scene *s) {
@@ -1112,6 +1212,49 @@ co_status co_rt_scene_default(co_rt_scene *s) {
                        .plane_reflect = 0.2f,
                        .depth = 4};
     return CO_OK;
+}
+
+co_status co_rt_scene_random(co_rt_scene *scene, co_rt_sphere *spheres, size_t nspheres,
+                             co_rt_light *lights, size_t nlights, uint64_t seed) {
+    static const char *const fn = "co_rt_scene_random";
+    ARG(!scene, "%s: scene is NULL", fn);
+    ARG(nspheres > 4096, "%s: %zu spheres, at most 4096", fn, nspheres);
+    ARG(nspheres && !spheres, "%s: spheres is NULL with nspheres = %zu", fn, nspheres);
+    ARG(nlights < 1 || nlights > RT_MAX_LIGHTS, "%s: nlights = %zu (1 to %d)", fn, nlights,
+        RT_MAX_LIGHTS);
+    ARG(!lights, "%s: lights is NULL", fn);
+    co_rt_scene_default(scene);
+    /* The workload's own generator: its scene words of a 1 x 1 frame (the
+     * reference fill makes is one pixel), read back into the structs. */
+    char ns[32], nl[32];
+    fmt_size(ns, sizeof ns, nspheres), fmt_size(nl, sizeof nl, nlights);
+    const co_option o[] = {{"width", "1"}, {"height", "1"},        {"spheres", ns},
+                           {"lights", nl}, {"precision", "float"}, {"depth", "0"}};
+    const co_workload *wl = co_workload_find("raytrace");
+    co_problem p = {.wl = wl};
+    co_status st = wl->init(&p, o, sizeof o / sizeof o[0]);
+    if (!st) st = co_problem_alloc(&p);
+    if (!st) {
+        wl->fill(&p, seed);
+        const float *w = p.arrays[0].host;
+        for (size_t l = 0; l < nlights; l++)
+            for (int i = 0; i < 3; i++) {
+                lights[l].position[i] = w[RT_HEADER + RT_LW * l + i];
+                lights[l].color[i] = w[RT_HEADER + RT_LW * l + 3 + i];
+            }
+        for (size_t k = 0; k < nspheres; k++) {
+            const float *b = w + RT_SPHERES + RT_SW * k;
+            co_rt_sphere *sp = &spheres[k];
+            for (int i = 0; i < 3; i++) sp->center[i] = b[i], sp->color[i] = b[RT_SCOL + i];
+            sp->radius = b[RT_RADIUS], sp->orbit = b[RT_ORBIT], sp->omega = b[RT_OMEGA];
+            sp->phase = b[RT_PHASE], sp->bounce = b[RT_BOUNCE], sp->reflect = b[RT_SREFL];
+        }
+        scene->spheres = spheres, scene->nspheres = nspheres;
+        scene->lights = lights, scene->nlights = nlights;
+    }
+    if (wl->destroy) wl->destroy(&p);
+    for (size_t i = 0; i < p.narrays; i++) free(p.arrays[i].host);
+    return st;
 }
 
 /* The words of the scene for a width x height frame (the camera's aspect). */
@@ -1156,6 +1299,7 @@ static void rt_words(co_raytracer *rt, size_t width, size_t height) {
 static void rt_free(co_raytracer *rt) {
     if (!rt) return;
     buffer_free(rt->buf);
+    for (size_t i = 0; i < CO_MAX_ARRAYS; i++) buffer_free(rt->keep[i]);
     free(rt->spheres), free(rt->lights), free(rt->words);
     free(rt);
 }
@@ -1229,6 +1373,7 @@ static co_status rt_frame(co_raytracer *rt, api_state *a, size_t device, const c
     co_mem img;
     co_status st =
         call_begin(&c, "co_raytracer_render", rt->ctx, a, device, "raytrace", variant, opts, 6);
+    if (device == rt->device) c.keep = rt->keep; /* not the check's frame on the host */
     if (!st) st = bind(&c, 0, scene, "scene");
     if (!st) st = bind_rows(&c, 2, image, "image", 4 * width, height, stride, span, &img);
     (void)verify;
@@ -1316,4 +1461,29 @@ void co_raytracer_destroy(co_raytracer *rt) {
     api_state *a = lock(rt->ctx);
     rt_free(rt);
     unlock(a);
+}
+
+/* ---- for the code built on the library (src/core/call.h) ---- */
+
+void *co_buffer_host(const co_buffer *b) { return b ? b->host : NULL; }
+co_buf *co_buffer_buf(const co_buffer *b) { return b ? b->buf : NULL; }
+co_device *co_buffer_dev(const co_buffer *b) { return b ? b->dev : NULL; }
+
+co_status co_call(co_context *ctx, size_t device, const char *workload, const char *variant,
+                  const co_option *opts, size_t nopts, const co_mem *mems, size_t nmems) {
+    static const char *const fn = "co_call";
+    ARG(!ctx || !workload, "%s: %s is NULL", fn, !ctx ? "ctx" : "workload");
+    ARG(nmems && !mems, "%s: mems is NULL with nmems = %zu", fn, nmems);
+    api_state *a = lock(ctx);
+    call c;
+    co_status st = call_begin(&c, fn, ctx, a, device, workload, variant, opts, nopts);
+    if (!st && nmems > c.p.narrays)
+        st = co_fail(CO_ERR_INVALID, "%s: %zu operands, %s has %zu arrays", fn, nmems, workload,
+                     c.p.narrays);
+    for (size_t i = 0; !st && i < nmems; i++)
+        if (mems[i].buf || mems[i].host) st = bind(&c, i, mems[i], c.p.arrays[i].name);
+    if (!st) st = call_run(&c, true);
+    st = call_end(&c, st);
+    unlock(a);
+    return st;
 }

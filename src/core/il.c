@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backend/cuda/cuda_access.h"
+#include "core/il_spirv.h"
 #include "core/workload.h"
 
 /* ---- the capture ---- */
@@ -251,6 +252,7 @@ static void count_ir(const char *line, bool flat, co_il_mix *m) {
 
 co_status co_il_count(const char *format, const char *text, co_il_mix *out) {
     memset(out, 0, sizeof *out);
+    if (!strcmp(format, "spirv")) return co_il_count_spirv(text, out);
     const int kind = !strcmp(format, "ptx")    ? 0
                      : !strcmp(format, "sass") ? 1
                      : !strcmp(format, "ir")   ? 2
@@ -258,8 +260,8 @@ co_status co_il_count(const char *format, const char *text, co_il_mix *out) {
                                                : -1;
     if (kind < 0)
         return co_fail(CO_ERR_UNSUPPORTED,
-                       "the instruction mix is counted in ptx, sass, ir and "
-                       "wg, not in '%s'",
+                       "the instruction mix is counted in ptx, sass, ir, wg "
+                       "and spirv, not in '%s'",
                        format);
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
@@ -281,8 +283,9 @@ co_status co_il_count(const char *format, const char *text, co_il_mix *out) {
 
 /* PTX: ".entry NAME(" to its body's closing brace. SASS: cuobjdump's
  * "Function : NAME" or nvdisasm's ".text.NAME:" to the next function. IR:
- * "define ... @NAME(" (PoCL: @_pocl_kernel_NAME() to the "}" line. Where
- * the kernel is not found the whole text is kept. */
+ * "define ... @NAME(" (PoCL: @_pocl_kernel_NAME() to the "}" line. SPIR-V:
+ * a module per kernel, whole. Where the kernel is not found the whole text
+ * is kept. */
 static char *slice(const char *text, const char *format, const char *entry) {
     char key[128];
     const char *start = NULL, *end = NULL;
@@ -329,7 +332,8 @@ static char *slice(const char *text, const char *format, const char *entry) {
 
 /* ---- the report ---- */
 
-static const char *const known_formats[] = {"ptx", "sass", "wg", "ir", "asm", "binary", NULL};
+static const char *const known_formats[] = {"ptx", "sass",   "wg",    "ir",
+                                            "asm", "binary", "spirv", NULL};
 
 static bool in_list(const char *list, const char *word) {
     size_t n = strlen(word);
@@ -401,7 +405,7 @@ static co_status check_variant(const co_device *dev, const co_run_config *cfg, c
                            "anchor coalesce compares with): there is no kernel of coalesce's to "
                            "show",
                            v->name, wl->name);
-    if (v && !(v->on & CO_ON_DEVICE))
+    if (v && !(v->on & (CO_ON_DEVICE | CO_ON_VULKAN)))
         return co_fail(CO_ERR_UNSUPPORTED,
                        "variant '%s' of %s runs on the host: its code is the "
                        "host compiler's (see it with 'objdump -d build/libcoalesce.so' or "

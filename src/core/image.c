@@ -2,6 +2,7 @@
 #include "core/image.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,11 @@
 #pragma GCC diagnostic pop
 
 co_status co_image_load(const char *path, int channels, co_image *out) {
+    if (!out) return co_fail(CO_ERR_INVALID, "co_image_load: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!path) return co_fail(CO_ERR_INVALID, "co_image_load: path is NULL");
     if (channels < 1 || channels > 4)
-        return co_fail(CO_ERR_INVALID, "image channels must be 1..4, got %d", channels);
+        return co_fail(CO_ERR_INVALID, "co_image_load: channels is %d (1..4)", channels);
     int w, h, file_channels;
     errno = 0;
     unsigned char *px = stbi_load(path, &w, &h, &file_channels, channels);
@@ -53,9 +56,13 @@ co_status co_image_channels(const char *path, int *channels) {
 
 co_status co_image_save_png(const char *path, int width, int height, int channels,
                             const unsigned char *pixels) {
-    if (width < 1 || height < 1 || channels < 1 || channels > 4)
-        return co_fail(CO_ERR_INVALID, "cannot write a %dx%d image of %d channels", width, height,
-                       channels);
+    if (!path || !pixels)
+        return co_fail(CO_ERR_INVALID, "co_image_save_png: %s is NULL", !path ? "path" : "pixels");
+    if (width < 1 || height < 1 || channels < 1 || channels > 4 || width > INT_MAX / channels)
+        return co_fail(CO_ERR_INVALID,
+                       "co_image_save_png: a %dx%d image of %d channels (sizes from 1, "
+                       "channels 1..4, a row under 2^31 bytes)",
+                       width, height, channels);
     errno = 0;
     if (!stbi_write_png(path, width, height, channels, pixels, width * channels))
         return co_fail(CO_ERR_IO, "cannot write PNG '%s'%s%s", path, errno ? ": " : "",

@@ -513,8 +513,9 @@ static co_status dev_empty(void *arg, double *ms) {
     const size_t one[3] = {1, 1, 1};
     double t0 = co_now_ms();
     for (int i = 0; i < 50; i++) {
-        co_status st = d->job.dev->backend->launch(d->job.dev, d->kernel, 1, one, one, d->nargs,
-                                                   d->args, NULL);
+        const co_backend *b = d->job.dev->backend;
+        co_status st = b->launch(d->job.dev, d->kernel, 1, one, one, d->nargs, d->args, NULL);
+        if (!st && b->finish) st = b->finish(d->job.dev);
         if (st) return st;
     }
     *ms = (co_now_ms() - t0) / 50;

@@ -194,12 +194,18 @@ co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const siz
         (st = co_capture_launch(job->capture, kernel, dims, g, l, all_local - local_mem)))
         return st;
     double ms = 0;
-    st = job->dev->backend->launch(job->dev, kernel, dims, g, l, nargs, args, &ms);
+    st = job->dev->backend->launch(job->dev, kernel, dims, g, l, nargs, args,
+                                   job->queued ? NULL : &ms);
     job->kernel_ms += ms;
     return st;
 }
 
 void co_job_add_time(co_job *job, double ms) { job->kernel_ms += ms; }
+
+co_status co_job_finish(co_job *job) {
+    const co_backend *b = job->dev->backend;
+    return job->queued && b->finish ? b->finish(job->dev) : CO_OK;
+}
 
 /* ---- progress ---- */
 
@@ -409,7 +415,7 @@ static void human_bytes(double b, char *out, size_t len) {
  * physical memory (with overcommit an allocation over it succeeds and the
  * process is killed later). COALESCE_MAX_HOST_BYTES lowers it: shared
  * machines, and the tests of this check. */
-static co_status host_limit(double *limit, const char **source) {
+co_status co_host_memory_limit(double *limit, const char **source) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     *limit = pages > 0 && page > 0 ? 0.9 * (double)pages * (double)page : 0;
     *source = "90% of the physical memory";
@@ -472,9 +478,10 @@ co_status co_problem_check_memory(const co_problem *p, const co_device *dev, boo
                            dev->info.spec);
         }
     }
+    if (host <= 0) return CO_OK; /* a library call on device buffers: /proc/meminfo unread */
     double limit;
     const char *source;
-    co_status st = host_limit(&limit, &source);
+    co_status st = co_host_memory_limit(&limit, &source);
     if (st) return st;
     if (limit > 0 && host > limit) {
         char parts[192];
@@ -707,6 +714,25 @@ static bool param_given(const co_run_config *cfg, const co_variant *v, size_t i)
     return false;
 }
 
+bool co_job_use_tuned(co_job *job, const co_workload *wl, const co_problem *p,
+                      const co_run_config *cfg) {
+    long tuned[CO_MAX_PARAMS];
+    bool have[CO_MAX_PARAMS], used = false;
+    size_t local[3];
+    const co_variant *var = job->var;
+    if (!co_tune_lookup(job->dev, wl, var, p, tuned, have, local)) return false;
+    for (size_t i = 0; i < var->nparams; i++)
+        if (have[i] && !param_given(cfg, var, i)) {
+            used = true;
+            job->params[i] = tuned[i];
+        }
+    if (!cfg->local[0] && local[0]) {
+        memcpy(job->local, local, sizeof job->local);
+        used = true;
+    }
+    return used;
+}
+
 void co_session_close(co_session *s) {
     if (!s) return;
     free_device_arrays(&s->p, s->dev);
@@ -734,22 +760,7 @@ co_status co_session_open(co_context *ctx, const co_run_config *cfg, co_result *
         return st;
     }
     st = prepare(wl, dev, cfg, &s->p);
-    if (!st && !cfg->untuned) { /* the sizes are known from here on */
-        long tuned[CO_MAX_PARAMS];
-        bool have[CO_MAX_PARAMS];
-        size_t local[3];
-        if (co_tune_lookup(dev, wl, var, &s->p, tuned, have, local)) {
-            for (size_t i = 0; i < var->nparams; i++)
-                if (have[i] && !param_given(cfg, var, i)) {
-                    s->tuned = true;
-                    job->params[i] = tuned[i];
-                }
-            if (!cfg->local[0] && local[0]) {
-                memcpy(job->local, local, sizeof job->local);
-                s->tuned = true;
-            }
-        }
-    }
+    if (!st && !cfg->untuned) s->tuned = co_job_use_tuned(job, wl, &s->p, cfg); /* sizes known */
     memcpy(s->base, job->params, sizeof s->base);
     memcpy(s->base_local, job->local, sizeof s->base_local);
     if (!st) {

@@ -12,12 +12,17 @@
  * "the variant's choice" (zeros), the default.
  *
  * All candidates run on one prepared problem (co_session: inputs and the
- * reference made once), so a candidate costs its own runs only. */
+ * reference made once), so a candidate costs its own runs only. The default
+ * runs first, then the database's earlier choice for the same key (so that a
+ * short search never replaces a better one found by a longer), then the
+ * search; the winner must beat the default timed again beside it. */
 #include <cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/jsonfile.h"
@@ -139,13 +144,36 @@ static cJSON *db_read(const char *path, char *why, size_t len) {
     return valid;
 }
 
+/* The database as last read, kept while its file is the same (path, inode,
+ * size, modification time: a write renames a new file in), so that a
+ * library call looks it up with a stat, not a parse. */
+static struct {
+    pthread_mutex_t lock;
+    char path[1024];
+    struct stat st;
+    cJSON *entries; /* NULL: none read */
+} db_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool same_file(const struct stat *a, const struct stat *b) {
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
                     const co_problem *p, long *params, bool *have, size_t local[3]) {
     char path[1024], why[200], cls[256];
     for (size_t i = 0; i < var->nparams; i++) have[i] = false;
     local[0] = local[1] = local[2] = 0;
-    if (co_tune_db_path(path, sizeof path)) return false;
-    cJSON *entries = db_read(path, why, sizeof why), *e, *found = NULL;
+    struct stat st;
+    if (co_tune_db_path(path, sizeof path) || stat(path, &st)) return false; /* no database */
+    pthread_mutex_lock(&db_cache.lock);
+    if (!db_cache.entries || strcmp(db_cache.path, path) || !same_file(&db_cache.st, &st)) {
+        cJSON_Delete(db_cache.entries);
+        db_cache.entries = db_read(path, why, sizeof why);
+        snprintf(db_cache.path, sizeof db_cache.path, "%s", path);
+        db_cache.st = st;
+    }
+    const cJSON *entries = db_cache.entries, *e, *found = NULL;
     size_class(p, cls, sizeof cls);
     cJSON_ArrayForEach(e, entries) if (matches(e, dev, wl->name, var->name, cls)) found = e;
     bool any = false;
@@ -166,7 +194,7 @@ bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_varian
         for (int d = 0; d < 3; d++) local[d] = (size_t)cJSON_GetArrayItem(lv, d)->valuedouble;
         any |= local[0] > 0;
     }
-    cJSON_Delete(entries);
+    pthread_mutex_unlock(&db_cache.lock);
     return any;
 }
 
@@ -303,7 +331,7 @@ typedef struct tuner {
     double longest;       /* the longest candidate so far (a compile cannot be cut short) */
     const char *stop_why; /* why the running candidate was stopped */
     bool user_stop;
-    bool retiming;  /* the side-by-side runs at the end: never cut short */
+    bool retiming;  /* the side-by-side runs, the database's choice: never cut short */
     size_t outside; /* candidates run that are not in the final space (the probe) */
     /* candidates run, by hash of coordinates: open addressing */
     uint64_t *seen;
@@ -618,6 +646,7 @@ static void add_shape_axis(tuner *t) {
  * with CO_ERR_INVALID, the axis is dropped. */
 static void probe_shape(tuner *t) {
     if (t->shape_axis < 0 || co_opt(t->cfg->values, t->cfg->nvalues, "local")) return;
+    if (co_now_ms() > t->deadline) return; /* the default took the budget: no search, no probe */
     const size_t *used = t->r->candidates[0].used_local;
     axis *a = &t->axes[t->shape_axis];
     size_t c[CO_MAX_PARAMS + 1];
@@ -635,6 +664,39 @@ static void probe_shape(tuner *t) {
         t->shape_axis = -1;
         t->outside++; /* not a point of the space searched */
     }
+}
+
+/* The database's choice for this device, workload, variant and size class,
+ * where there is one and it lies in the space: a candidate right after the
+ * default, so that a shorter search than the one that found it never
+ * replaces it with something slower. */
+static void run_previous(tuner *t) {
+    long prev[CO_MAX_PARAMS];
+    bool have[CO_MAX_PARAMS];
+    size_t local[3];
+    const co_problem *p = co_session_problem(t->session);
+    if (!co_tune_lookup(co_session_device(t->session), p->wl, t->var, p, prev, have, local)) return;
+    size_t c[CO_MAX_PARAMS + 1];
+    memcpy(c, t->def, sizeof c);
+    for (size_t a = 0; a < t->naxes; a++) {
+        const axis *x = &t->axes[a];
+        size_t k = 0;
+        if (x->param >= 0) {
+            if (!have[x->param]) continue;
+            while (k < x->n && x->values[k] != prev[x->param]) k++;
+        } else {
+            while (k < x->n &&
+                   (x->shapes[k][0] != local[0] ||
+                    (x->shapes[k][1] ? x->shapes[k][1] : 1) != (local[1] ? local[1] : 1)))
+                k++;
+        }
+        if (k == x->n) return; /* outside the space searched now */
+        c[a] = k;
+    }
+    t->retiming = true; /* whatever the budget: it is what a shorter search must beat */
+    const bool ran = run_candidate(t, c);
+    t->retiming = false;
+    if (ran) report(t);
 }
 
 /* The best and the default timed again, in turns: the figures the choice
@@ -818,6 +880,8 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     if (!report(&t)) goto finish;
     add_shape_axis(&t);
     probe_shape(&t);
+    if (t.user_stop) goto finish;
+    run_previous(&t);
     if (t.user_stop) goto finish;
     t.space = space_size(&t);
     /* What fits the budget at the default's pace (less the re-time at the end). */

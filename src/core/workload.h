@@ -94,6 +94,7 @@ typedef struct co_job {
     size_t local[3];            /* asked for with --local; 0 = variant's choice */
     size_t used_local[3];       /* what the last launch used */
     double kernel_ms;           /* summed over the launches of one run */
+    bool queued; /* launches untimed, queued back to back (the library's calls): co_job_finish */
     struct co_capture *capture; /* a capture run (il.c): kernels and launches recorded */
     /* Progress (co_job_progress), set by the runner. */
     const co_run_config *cfg;   /* its callback; NULL: none */
@@ -226,6 +227,9 @@ co_status co_problem_alloc(co_problem *p);
  * verify, and the device copies on a CPU device) against what the host has
  * free, and device memory (arrays and scratch) against the device's. */
 co_status co_problem_check_memory(const co_problem *p, const co_device *dev, bool verify);
+/* The host memory a process may take (MemAvailable, lowered by COALESCE_MAX_HOST_BYTES) and
+ * where that figure comes from. */
+co_status co_host_memory_limit(double *limit, const char **source);
 void co_problem_size(co_problem *p, const char *name, size_t value);
 /* A size that is not an integer (a box width, a mode): reported as given. */
 void co_problem_text(co_problem *p, const char *name, const char *value);
@@ -259,6 +263,8 @@ co_status co_job_check(const co_job *job, unsigned dims, const size_t local[3], 
 co_status co_job_fixed_local(const co_job *job, const size_t local[2], const char *from);
 /* Anchors timed by their own means add their time here. */
 void co_job_add_time(co_job *job, double ms);
+/* Wait for a queued job's launches (a kernel's fault surfaces here). */
+co_status co_job_finish(co_job *job);
 
 /* A capture run (src/core/il.c): the variant runs once, unverified and
  * untimed, on dev (NULL: cfg->device of ctx; il.c passes an offline NVRTC
@@ -317,6 +323,12 @@ const size_t *co_session_local(const co_session *s);
  * left out) and the work-group (zeros: none). False if there is none. */
 bool co_tune_lookup(const co_device *dev, const co_workload *wl, const co_variant *var,
                     const co_problem *p, long *params, bool *have, size_t local[3]);
+/* The tuning database's values for a job whose problem p is initialised
+ * (its sizes known), over its defaults but never over the tunables and
+ * work-group cfg gives: co_run (unless untuned) and the library calls. True
+ * if any was used. */
+bool co_job_use_tuned(co_job *job, const co_workload *wl, const co_problem *p,
+                      const co_run_config *cfg);
 
 /* Embedded kernel sources (or $COALESCE_KERNEL_DIR/<name>.cl), with the
  * dialect prelude in front. Returns NULL if unknown. Caller frees. */

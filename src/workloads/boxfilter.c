@@ -1,5 +1,6 @@
 /* Workload boxfilter: the normalised (2r+1)x(2r+1) mean filter, any radius
- * r >= 0, on float32 (one channel) or RGBA8 images of any size, borders
+ * r >= 0, on float32 (one channel), RGBA8 or gray8 (one 8-bit channel)
+ * images of any size (the formats: box_formats), borders
  * clamp (OpenCV BORDER_REPLICATE), reflect101 (BORDER_REFLECT_101, reflected
  * repeatedly on images smaller than the window) and zero (BORDER_CONSTANT 0;
  * the divisor stays (2r+1)^2), as cv::boxFilter with normalize = true.
@@ -8,9 +9,11 @@
  * Reference: separable window sums in double (exact for RGBA8): direct
  * for r <= 8, running sums above.
  *
- * RGBA8: every sum is an exact 32-bit integer (255 (2r+1)^2 < 2^32 up to
- * r = 2047, the limit); the result is the exact mean rounded to nearest,
- * held to |out - ref| <= 0.5 (stricter than OpenCV's +-1).
+ * 8-bit (RGBA8, gray8): every sum is an exact 32-bit integer (255 (2r+1)^2
+ * < 2^32 up to r = 2047, the limit); the result is the exact mean rounded
+ * to nearest, held to |out - ref| <= 0.5 (stricter than OpenCV's +-1); an
+ * anchor whose rounding is not documented (NPP) either that or truncated,
+ * 0 <= ref - out < 1, the check naming which (box_anchor_model).
  *
  * float32, the error model. u = 2^-24, n = 2r+1, M = max|in|. A pass sums
  * along one line of values at most L in size (the first pass L = M, the
@@ -51,36 +54,76 @@
 #include "backend/vulkan/vulkan_access.h"
 #include "core/image.h"
 #include "core/workload.h"
+#include "workloads/boxfilter.h"
 
 /* kernels/boxfilter.cl as host C, once per format: the `c` variant runs
  * box_naive, the very code of the `naive` kernel, one element per call. */
 #define CO_HOST_C 1
 #include "dialect.h"
-#define RGBA8 0
+#define BF_U8 0
+#define BF_CH 1
 #define BF_NAME(x) x##_f32
 #include "boxfilter.cl"
-#undef RGBA8
+#undef BF_U8
+#undef BF_CH
 #undef BF_NAME
-#define RGBA8 1
-#define BF_NAME(x) x##_u8
+#define BF_U8 1
+#define BF_CH 4
+#define BF_NAME(x) x##_rgba8
 #include "boxfilter.cl"
-#undef RGBA8
+#undef BF_U8
+#undef BF_CH
+#undef BF_NAME
+#define BF_U8 1
+#define BF_CH 1
+#define BF_NAME(x) x##_gray8
+#include "boxfilter.cl"
+#undef BF_U8
+#undef BF_CH
 #undef BF_NAME
 
-enum { BOX_IN = 0, BOX_OUT = 1 };
-enum { FMT_F32 = 0, FMT_RGBA8 = 1 };
+/* box_naive of one format, one element (co_host_id). */
+typedef void (*box_naive_fn)(int w, int h, int r, int border, const void *in, void *out);
+#define NAIVE_(fmt, T)                                                                             \
+    static void naive_##fmt(int w, int h, int r, int border, const void *in, void *out) {          \
+        box_naive_##fmt(w, h, r, border, (const T *)in, (T *)out);                                 \
+    }
+NAIVE_(f32, float)
+NAIVE_(rgba8, uchar)
+NAIVE_(gray8, uchar)
+#undef NAIVE_
 
-/* Largest radius of RGBA8: 255.5 * (2r+1)^2 must fit 32-bit sums. */
-#define RGBA8_MAX_RADIUS 2047
+/* Largest radius of 8-bit formats: 255.5 * (2r+1)^2 must fit 32-bit sums. */
+#define U8_MAX_RADIUS 2047
 #define F32_MAX_RADIUS (1 << 20)
+
+/* The formats, in --format's order. A PNG given with --input is decoded to
+ * `png_channels` (f32: its gray scaled to [0, 1]). */
+typedef struct box_format {
+    const char *name;
+    int ch;  /* channels a pixel (kernels: BF_CH) */
+    bool u8; /* 8-bit elements, exact integer sums (kernels: BF_U8); else float32 */
+    int max_radius;
+    co_img_format img; /* the image variant's */
+    box_naive_fn naive;
+} box_format;
+enum { FMT_F32, FMT_RGBA8, FMT_GRAY8 };
+static const box_format box_formats[] = {
+    [FMT_F32] = {"f32", 1, false, F32_MAX_RADIUS, CO_IMG_R_F32, naive_f32},
+    [FMT_RGBA8] = {"rgba8", 4, true, U8_MAX_RADIUS, CO_IMG_RGBA_U8, naive_rgba8},
+    [FMT_GRAY8] = {"gray8", 1, true, U8_MAX_RADIUS, CO_IMG_R_U8, naive_gray8},
+};
+#define FORMAT_CHOICES "f32|rgba8|gray8"
 
 typedef struct box_state {
     int w, h, radius, border, format, ch;
+    const box_format *fmt;
     size_t elems; /* w * h * ch */
     void *in, *out;
     co_image input; /* --input pixels, if given */
     double *ref, scale;
     double model; /* float32: the last run's error bound K, in units of u max|in| (the model) */
+    bool any_rounding; /* 8-bit: the last run's means rounded to nearest or down (an anchor's) */
     /* Device objects kept between repetitions, freed with the problem. */
     co_device *dev;
     co_buf *tmp;
@@ -93,17 +136,17 @@ static const co_option_def options[] = {
     {"radius", "3", "window radius r >= 0: (2r+1) x (2r+1) pixels"},
     {"border", "clamp", "clamp (replicate the edge), reflect101 or zero"},
     {"format", "f32",
-     "f32 (one float channel) or rgba8 (default: the --input file's: rgba8 "
-     "for RGB/RGBA, f32 for gray; else f32)"},
+     "f32 (one float channel), rgba8 or gray8 (one 8-bit channel) (default: the --input "
+     "file's: rgba8 for RGB/RGBA, gray8 for gray; else f32)"},
     {"input", NULL,
-     "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA); else random pixels"},
+     "PNG to filter (f32: its gray scaled to [0,1]; rgba8: RGBA; gray8: gray); else random "
+     "pixels"},
     {"output", NULL,
      "write the filtered image of the last run: PNG, or with a name ending .raw "
-     "its values as they are (float32 or RGBA8 bytes, rows packed, this machine's byte order)"},
+     "its values as they are (float32 or 8-bit bytes, rows packed, this machine's byte order)"},
 };
 
 static const char *const border_names[] = {"clamp", "reflect101", "zero"};
-static const char *const format_names[] = {"f32", "rgba8"};
 
 /* Border and format are words among the result's sizes (JSON strings). */
 static void problem_word(co_problem *p, const char *name, const char *word) {
@@ -142,26 +185,32 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     const char *input = co_opt(opts, nopts, "input");
     co_status st = co_opt_choice(opts, nopts, "border", "clamp|reflect101|zero", 0, &s->border);
     /* The format follows the --input file where --format does not say:
-     * colour (RGB, RGBA) stays colour, gray (and gray + alpha) is f32. */
+     * colour (RGB, RGBA) stays colour, gray (and gray + alpha) stays gray. */
     int file_channels = 0;
     if (!st && input && !co_opt(opts, nopts, "format"))
         st = co_image_channels(input, &file_channels);
     if (!st)
-        st = co_opt_choice(opts, nopts, "format", "f32|rgba8",
-                           file_channels >= 3 ? FMT_RGBA8 : FMT_F32, &s->format);
-    if (!st) st = co_opt_int(opts, nopts, "radius", 3, 0, F32_MAX_RADIUS, &s->radius);
-    if (!st && s->format == FMT_RGBA8 && s->radius > RGBA8_MAX_RADIUS)
+        st = co_opt_choice(opts, nopts, "format", FORMAT_CHOICES,
+                           !file_channels       ? FMT_F32
+                           : file_channels >= 3 ? FMT_RGBA8
+                                                : FMT_GRAY8,
+                           &s->format);
+    if (st) return st;
+    s->fmt = &box_formats[s->format];
+    st = co_opt_int(opts, nopts, "radius", 3, 0, F32_MAX_RADIUS, &s->radius);
+    if (!st && s->radius > s->fmt->max_radius)
         st = co_fail(CO_ERR_INVALID,
-                     "--radius=%d is over rgba8's limit %d: its sums are exact 32-bit "
+                     "--radius=%d is over %s's limit %d: its sums are exact 32-bit "
                      "integers, and 255 (2r+1)^2 fits them up to r = %d (--format f32 takes radii "
                      "up to %d)",
-                     s->radius, RGBA8_MAX_RADIUS, RGBA8_MAX_RADIUS, F32_MAX_RADIUS);
-    s->ch = s->format == FMT_RGBA8 ? 4 : 1;
+                     s->radius, s->fmt->name, s->fmt->max_radius, s->fmt->max_radius,
+                     F32_MAX_RADIUS);
+    s->ch = s->fmt->ch;
     if (!st && input) st = co_image_load(input, s->ch, &s->input);
     if (!st) st = parse_size(opts, nopts, &s->input, &s->w, &s->h);
     if (st) return st;
     s->elems = (size_t)s->w * s->h * s->ch;
-    const size_t esize = s->format == FMT_RGBA8 ? 1 : sizeof(float);
+    const size_t esize = s->fmt->u8 ? 1 : sizeof(float);
     st = co_problem_array(p, "in", s->elems * esize, false, &s->in);
     if (!st) st = co_problem_array(p, "out", s->elems * esize, true, &s->out);
     if (st) return st;
@@ -175,7 +224,7 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     co_problem_size(p, "height", (size_t)s->h);
     co_problem_size(p, "radius", (size_t)s->radius);
     problem_word(p, "border", border_names[s->border]);
-    problem_word(p, "format", format_names[s->format]);
+    problem_word(p, "format", s->fmt->name);
     p->bytes = 2.0 * (double)s->elems * (double)esize;
     return CO_OK;
 }
@@ -186,11 +235,11 @@ static void fill(co_problem *p, uint64_t seed) {
     float *f = s->in;
     unsigned char *u = s->in;
     for (size_t i = 0; i < s->elems; i++) {
-        if (s->input.pixels && s->format == FMT_F32)
+        if (s->input.pixels && !s->fmt->u8)
             f[i] = s->input.pixels[i] / 255.0f;
         else if (s->input.pixels)
             u[i] = s->input.pixels[i];
-        else if (s->format == FMT_F32)
+        else if (!s->fmt->u8)
             f[i] = co_rng_float(&r, 0.0f, 1.0f);
         else
             u[i] = (unsigned char)(1 + co_rng_next(&r) % 255); /* never 0 */
@@ -198,7 +247,7 @@ static void fill(co_problem *p, uint64_t seed) {
 }
 
 static double in_at(const box_state *s, size_t i) {
-    return s->format == FMT_F32 ? ((const float *)s->in)[i] : ((const unsigned char *)s->in)[i];
+    return s->fmt->u8 ? ((const unsigned char *)s->in)[i] : ((const float *)s->in)[i];
 }
 
 /* F(t) of a line of n values extended by the border rule: the sum of its
@@ -222,8 +271,8 @@ static double line_prefix(const double *pre, double first, double last, int n, l
  * ostride], pre a scratch of n + 1. Double: exact for 8-bit data (every
  * partial sum an integer under 2^53), else a relative 2^-53 per add, far
  * inside the model's float32 bound. */
-static void line_windows(const double *line, size_t stride, int n, int r, int border, double *pre,
-                         double *out, size_t ostride) {
+void box_line_windows(const double *line, size_t stride, int n, int r, int border, double *pre,
+                      double *out, size_t ostride) {
     pre[0] = 0;
     for (int i = 0; i < n; i++) pre[i + 1] = pre[i] + line[(size_t)i * stride];
     const double first = line[0], last = line[(size_t)(n - 1) * stride];
@@ -233,7 +282,7 @@ static void line_windows(const double *line, size_t stride, int n, int r, int bo
 }
 
 /* The reference: row sums, then column sums of them, in double (closed
- * form: line_windows), divided by (2r+1)^2. */
+ * form: box_line_windows), divided by (2r+1)^2. */
 static co_status reference(co_problem *p) {
     box_state *s = p->state;
     free(s->ref);
@@ -262,12 +311,12 @@ static co_status reference(co_problem *p) {
                     line[x] = in_at(s, (size_t)y * ec + (size_t)x * ch + c);
                     if (fabs(line[x]) > scale) scale = fabs(line[x]);
                 }
-                line_windows(line, 1, w, r, border, pre, rows + (size_t)y * ec + c, (size_t)ch);
+                box_line_windows(line, 1, w, r, border, pre, rows + (size_t)y * ec + c, (size_t)ch);
             }
 #pragma omp for
         for (long e = 0; e < (long)ec; e++) {
             if (!line) continue;
-            line_windows(rows + e, ec, h, r, border, pre, s->ref + e, ec);
+            box_line_windows(rows + e, ec, h, r, border, pre, s->ref + e, ec);
             for (int y = 0; y < h; y++) s->ref[(size_t)y * ec + (size_t)e] /= area;
         }
         free(line);
@@ -289,13 +338,26 @@ static double k_parts(double n, double part, double first) { return first + part
 /* Records a run's bound K = (k1 + k2) / n for verify. */
 static void model(box_state *s, double k1, double k2) {
     s->model = (k1 + k2) / (2.0 * s->radius + 1);
+    s->any_rounding = false;
+}
+
+void box_anchor_model(co_problem *p, double k, bool u8_any_rounding) {
+    box_state *s = p->state;
+    s->model = k;
+    s->any_rounding = u8_any_rounding;
+}
+
+void box_describe(const co_problem *p, box_problem *out) {
+    const box_state *s = p->state;
+    *out = (box_problem){s->w, s->h, s->ch, s->radius, s->border, s->fmt->u8};
 }
 
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len) {
     box_state *s = p->state;
     double worst = 0;
-    if (s->format == FMT_F32) {
+    bool truncated = false;
+    if (!s->fmt->u8) {
         const float *out = s->out;
         const double scale = s->scale > 0 ? s->scale : 1;
         for (size_t i = 0; i < s->elems; i++) {
@@ -305,15 +367,27 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
         }
         *tolerance = s->radius ? 0x1p-24 * (s->model + 3) : 0;
     } else {
+        /* Rounded to nearest: |out - ref| <= 0.5. Truncated (an anchor
+         * whose rounding is not documented may do either, all its means
+         * one way): floor(sum / d), 0 <= ref - out <= 1 - 1/d (ref's own
+         * rounding: 2^-52 of 255, far inside half a step), a mean above
+         * the exact one wrong whatever its size. */
         const unsigned char *out = s->out;
+        double down = 0;
         for (size_t i = 0; i < s->elems; i++) {
-            const double e = fabs(out[i] - s->ref[i]);
-            if (e > worst) worst = e;
+            const double d = s->ref[i] - out[i];
+            if (fabs(d) > worst) worst = fabs(d);
+            if ((d >= -0x1p-40 ? d : 1 - d) > down) down = d >= -0x1p-40 ? d : 1 - d;
         }
         *tolerance = 0.5;
+        truncated = s->any_rounding && worst > 0.5;
+        if (truncated) {
+            worst = down;
+            *tolerance = 1 - 0.5 / ((2.0 * s->radius + 1) * (2.0 * s->radius + 1));
+        }
     }
     *error = worst;
-    snprintf(check, check_len, "full");
+    snprintf(check, check_len, truncated ? "full, truncated" : "full");
     return CO_OK;
 }
 
@@ -323,13 +397,13 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     if (!path) return CO_OK;
     const size_t len = strlen(path);
     if (len >= 4 && strcmp(path + len - 4, ".raw") == 0) { /* unquantised, for comparisons */
-        const size_t bytes = s->elems * (s->format == FMT_RGBA8 ? 1 : sizeof(float));
+        const size_t bytes = s->elems * (s->fmt->u8 ? 1 : sizeof(float));
         FILE *f = fopen(path, "wb");
         const bool ok = f && fwrite(s->out, 1, bytes, f) == bytes;
         if (f && fclose(f)) return co_fail(CO_ERR_IO, "cannot write '%s'", path);
         return ok ? CO_OK : co_fail(CO_ERR_IO, "cannot write '%s'", path);
     }
-    if (s->format == FMT_RGBA8) return co_image_save_png(path, s->w, s->h, 4, s->out);
+    if (s->fmt->u8) return co_image_save_png(path, s->w, s->h, s->ch, s->out);
     unsigned char *px = malloc(s->elems);
     if (!px) return co_fail(CO_ERR_NOMEM, "out of host memory for the output image");
     const float *out = s->out;
@@ -372,148 +446,23 @@ static co_status run_c(co_job *job) {
                                 (double)s->h * s->w))
                 return co_job_stopped(job);
             co_host_id[0] = i, co_host_id[1] = y;
-            if (s->format == FMT_F32)
-                box_naive_f32(s->w, s->h, s->radius, s->border, s->in, s->out);
-            else
-                box_naive_u8(s->w, s->h, s->radius, s->border, s->in, s->out);
+            s->fmt->naive(s->w, s->h, s->radius, s->border, s->in, s->out);
         }
     return CO_OK;
 }
 
-/* v[e] += row a - row b of the input (a row index -1 reads zeros). */
-static void add_rows(const box_state *s, double *v, int a, int b) {
-    const size_t ec = (size_t)s->w * s->ch;
-    if (s->format == FMT_F32) {
-        const float *pa = (const float *)s->in + (size_t)a * ec,
-                    *pb = (const float *)s->in + (size_t)b * ec;
-        if (a >= 0 && b >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] += (double)pa[e] - (double)pb[e];
-        else if (a >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] += pa[e];
-        else if (b >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] -= pb[e];
-    } else {
-        const unsigned char *pa = (const unsigned char *)s->in + (size_t)a * ec;
-        const unsigned char *pb = (const unsigned char *)s->in + (size_t)b * ec;
-        if (a >= 0 && b >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] += (double)((int)pa[e] - (int)pb[e]);
-        else if (a >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] += pa[e];
-        else if (b >= 0)
-            for (size_t e = 0; e < ec; e++) v[e] -= pb[e];
-    }
-}
-
-/* v[e] += k x row a of the input. */
-static void add_row_times(const box_state *s, double *v, int a, int k) {
-    const size_t ec = (size_t)s->w * s->ch;
-    for (size_t e = 0; e < ec; e++) v[e] += k * in_at(s, (size_t)a * ec + e);
-}
-
-/* Row y of the output from the column sums v: the row is copied with its
- * border into ext, each channel's running sum goes along it in NS
- * interleaved segments (independent dependency chains) into sums, which
- * are then scaled and stored in the output's type. */
-enum { NS = 4 };
-
-static void slide_segments(const double *ext, double *sums, int w, int r, int ch, int c) {
-    const int len = (w + NS - 1) / NS; /* the last segments may be short or empty */
-    double sum[NS] = {0};
-    for (int k = 0; k < NS; k++)
-        for (int j = 0; j <= 2 * r && k * len < w; j++)
-            sum[k] += ext[(size_t)(k * len + j) * ch + c];
-    for (int i = 0; i < len; i++)
-        for (int k = 0; k < NS; k++) {
-            const size_t x = (size_t)(k * len + i);
-            if (x >= (size_t)w) break;
-            sums[x * ch + c] = sum[k];
-            sum[k] += ext[(x + 2 * (size_t)r + 1) * ch + c] - ext[x * ch + c];
-        }
-}
-
-/* Whether the window is wider than a row: run_omp's rows then take the
- * closed form (line_windows), not a running sum over 2r+1 taps a row. */
-static bool wide_window(const box_state *s) { return 2 * (size_t)s->radius + 1 > (size_t)s->w; }
-
-static void row_sums(const box_state *s, const double *v, double *ext, double *sums, int y) {
-    const int w = s->w, r = s->radius, ch = s->ch;
-    if (wide_window(s)) /* ext: w + 1 values of scratch */
-        for (int c = 0; c < ch; c++)
-            line_windows(v + c, (size_t)ch, w, r, s->border, ext, sums + c, (size_t)ch);
-    else
-        memcpy(ext + (size_t)r * ch, v, (size_t)w * ch * sizeof *v);
-    for (int j = -r; j < w + r + 1 && !wide_window(s);
-         j++) { /* the borders, and one 0 past the end */
-        if (j == 0) j = w;
-        const int x = j < w + r ? bf_map(j, w, s->border) : -1;
-        for (int c = 0; c < ch; c++)
-            ext[(size_t)(j + r) * ch + c] = x >= 0 ? v[(size_t)x * ch + c] : 0;
-    }
-    if (wide_window(s)) {
-    } else if (r <= 3) { /* a short window: direct sums vectorise and beat a running chain */
-        const size_t n = (size_t)w * ch;
-        memcpy(sums, ext, n * sizeof *sums);
-        for (int d = 1; d <= 2 * r; d++) { /* a pass per offset: vectorises along the row */
-            const double *shifted = ext + (size_t)d * ch;
-            for (size_t e = 0; e < n; e++) sums[e] += shifted[e];
-        }
-    } else {
-        for (int c = 0; c < ch; c++) slide_segments(ext, sums, w, r, ch, c);
-    }
-    const double area = (2.0 * r + 1) * (2.0 * r + 1), inv = 1.0 / area;
-    const size_t n = (size_t)w * ch, row = (size_t)y * n;
-    if (s->format == FMT_F32) {
-        float *out = (float *)s->out + row;
-        for (size_t e = 0; e < n; e++) out[e] = (float)(sums[e] * inv);
-    } else {
-        unsigned char *out = (unsigned char *)s->out + row;
-        const uint64_t half = (uint64_t)area / 2, a = (uint64_t)area;
-        for (size_t e = 0; e < n; e++) out[e] = (unsigned char)(((uint64_t)sums[e] + half) / a);
-    }
-}
-
-/* Separable running sums in double (no drift to restart from; exact for
- * RGBA8): each thread takes a band of rows, starts its column sums with the
- * full window at the band's first row, then slides them down: O(1) work per
- * pixel at any radius (rows of r <= 3 are summed directly). */
+/* Column sums, then window sums along rows, each thread a band of rows
+ * (src/workloads/boxfilter_omp.c): exact integers for 8-bit formats; float32
+ * small windows summed whole in float, larger ones run in double. */
 static co_status run_omp(co_job *job) {
     box_state *s = job->prob->state;
-    direct_model(s); /* double sums: far inside it */
-    const int h = s->h, r = s->radius, border = s->border;
-    const size_t ec = (size_t)s->w * s->ch;
-    bool failed = false;
-#pragma omp parallel
-    {
-        double *v = malloc(ec * sizeof *v);
-        double *ext =
-            malloc(((size_t)s->w + (wide_window(s) ? 1 : 2 * (size_t)r + 1)) * s->ch * sizeof *ext);
-        double *sums = malloc(ec * sizeof *sums);
-        if (!v || !ext || !sums) {
-#pragma omp atomic write
-            failed = true;
-        }
-        int next = -1; /* the row this thread's column sums are ready for */
-#pragma omp for schedule(static)
-        for (int y = 0; y < h; y++) {
-            if (!v || !ext || !sums) continue;
-            if (y != next) {                  /* the first row of this thread's band */
-                memset(v, 0, ec * sizeof *v); /* the rows of the window, weighted: O(h) at any r */
-                const bf_span sp = bf_window(y, r, h, border);
-#define ADD_(p, k) add_row_times(s, v, (p), (k))
-                BF_SPAN_EACH(sp, h, border, ADD_);
-#undef ADD_
-            } else {
-                add_rows(s, v, bf_map(y + r, h, border), bf_map(y - r - 1, h, border));
-            }
-            next = y + 1;
-            row_sums(s, v, ext, sums, y);
-        }
-        free(v);
-        free(ext);
-        free(sums);
-    }
-    return failed ? co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter row buffers")
-                  : CO_OK;
+    box_problem b;
+    box_describe(job->prob, &b);
+    direct_model(s);
+    s->model = box_omp(&b, s->in, s->out);
+    return s->model >= 0
+               ? CO_OK
+               : co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter row buffers");
 }
 
 /* ---- device variants: one kernel source for OpenCL and CUDA, GLSL twins for Vulkan ---- */
@@ -526,14 +475,15 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
                             co_kernel **k) {
     const box_state *s = job->prob->state;
     const bool glsl = co_vulkan_is_device(job->dev);
-    if (glsl && s->format != FMT_F32 && !co_vulkan_has_int8(job->dev))
+    if (glsl && s->fmt->u8 && !co_vulkan_has_int8(job->dev))
         return co_fail(CO_ERR_UNSUPPORTED,
                        "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
                        "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
-                       format_names[s->format], job->dev->info.spec);
+                       s->fmt->name, job->dev->info.spec);
     char extra[640], defines[1024];
-    const int n = snprintf(extra, sizeof extra, "-DRGBA8=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
-                           s->format, first, final, more ? " " : "", more ? more : "");
+    const int n =
+        snprintf(extra, sizeof extra, "-DBF_U8=%d -DBF_CH=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
+                 s->fmt->u8, s->ch, first, final, more ? " " : "", more ? more : "");
     if (n < 0 || (size_t)n >= sizeof extra)
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
@@ -746,7 +696,7 @@ static bool ring_compiled(const co_job *job) {
 static bool ring_vec(const co_job *job, size_t part, size_t vec_part) {
     const box_state *s = job->prob->state;
     const long vec = co_job_param(job, "VEC");
-    return vec != 2 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
+    return vec != 2 && !s->fmt->u8 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
            (vec == 1 || part <= vec_part);
 }
 
@@ -1088,8 +1038,7 @@ static co_status run_image(co_job *job) {
     co_array *a = job->prob->arrays;
     co_status st = CO_OK;
     if (!s->img) {
-        st = dev->backend->image_alloc(dev, (size_t)s->w, (size_t)s->h,
-                                       s->format == FMT_RGBA8 ? CO_IMG_RGBA_U8 : CO_IMG_R_F32,
+        st = dev->backend->image_alloc(dev, (size_t)s->w, (size_t)s->h, s->fmt->img,
                                        s->border == BF_ZERO ? CO_IMG_ZERO : CO_IMG_EDGE, &s->img);
         if (st) return st;
         s->dev = dev;
@@ -1183,7 +1132,7 @@ static const co_param_def sliding_params[] = {
 static const co_variant variants[] = {
     {.name = "c", .summary = "direct window sum, one core", .on = CO_ON_C, .run = run_c},
     {.name = "omp",
-     .summary = "separable running sums in double, all cores",
+     .summary = "running sums down, then along rows (exact integers for 8-bit), all cores",
      .on = CO_ON_OMP,
      .run = run_omp},
     {.name = "naive",
@@ -1223,20 +1172,27 @@ static const co_variant variants[] = {
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
      .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC"},
+    {.name = "npp",
+     .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
+     .on = CO_ON_CUDA,
+     .available = box_has_npp,
+     .run = box_run_npp},
 };
 
 const co_workload co_workload_boxfilter = {
     .name = "boxfilter",
-    .summary = "(2r+1)^2 mean filter, float32 or RGBA8, clamp/reflect101/zero borders",
+    .summary = "(2r+1)^2 mean filter, float32, RGBA8 or gray8, clamp/reflect101/zero borders",
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
     .defaults = {"c", "omp", "sliding", "sliding", "sliding"},
+    .anchors = {NULL, NULL, NULL, "npp"},
     /* CPUs: c and PoCL's image variant take ~0.1 and ~0.8 s a run at 1024^2. */
     .bench_sets = "width=1024 height=1024 radius=4",
     .bench_sets_gpu = "width=1024 height=1024 radius=4;width=2048 height=2048 radius=4",
     .quick_sets = "width=512 height=384 radius=2",
     /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
-     * several narrower or shorter than the window: 37 sets. */
+     * several narrower or shorter than the window; rows of several omp
+     * chunks; r = 256: 61 sets. */
     .test_sets = "width=100 height=37 radius=0 border=clamp format=f32;"
                  "width=3 height=5 radius=1 border=clamp format=f32;"
                  "width=1 height=1 radius=2 border=clamp format=f32;"
@@ -1275,7 +1231,35 @@ const co_workload co_workload_boxfilter = {
                  "width=64 height=48 radius=1048576 border=clamp format=f32;"
                  "width=64 height=48 radius=1048576 border=zero format=f32;"
                  "width=37 height=23 radius=40 border=clamp format=rgba8;"
-                 "width=61 height=45 radius=2047 border=reflect101 format=rgba8",
+                 "width=61 height=45 radius=2047 border=reflect101 format=rgba8;"
+                 /* gray8: every border and radius as above */
+                 "width=100 height=37 radius=0 border=clamp format=gray8;"
+                 "width=3 height=5 radius=1 border=clamp format=gray8;"
+                 "width=67 height=3 radius=2 border=clamp format=gray8;"
+                 "width=5 height=70 radius=7 border=clamp format=gray8;"
+                 "width=1 height=1 radius=31 border=clamp format=gray8;"
+                 "width=67 height=3 radius=0 border=reflect101 format=gray8;"
+                 "width=100 height=37 radius=1 border=reflect101 format=gray8;"
+                 "width=5 height=70 radius=2 border=reflect101 format=gray8;"
+                 "width=3 height=5 radius=7 border=reflect101 format=gray8;"
+                 "width=100 height=37 radius=31 border=reflect101 format=gray8;"
+                 "width=1 height=1 radius=0 border=zero format=gray8;"
+                 "width=100 height=37 radius=1 border=zero format=gray8;"
+                 "width=3 height=5 radius=2 border=zero format=gray8;"
+                 "width=67 height=3 radius=7 border=zero format=gray8;"
+                 "width=5 height=70 radius=31 border=zero format=gray8;"
+                 "width=61 height=45 radius=2047 border=clamp format=gray8;"
+                 /* rows of several of omp's chunks (512 elements) and of its sums:
+                  * uint16 and uint32 (r > 7), float and double (r > 4) */
+                 "width=1100 height=23 radius=3 border=reflect101 format=gray8;"
+                 "width=1100 height=23 radius=9 border=zero format=gray8;"
+                 "width=601 height=20 radius=4 border=clamp format=f32;"
+                 "width=601 height=20 radius=5 border=reflect101 format=f32;"
+                 "width=150 height=31 radius=7 border=zero format=rgba8;"
+                 "width=150 height=31 radius=12 border=clamp format=rgba8;"
+                 /* r = 256: wider than any fused shape (two passes on GPUs) */
+                 "width=531 height=19 radius=256 border=clamp format=f32;"
+                 "width=20 height=300 radius=256 border=reflect101 format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,

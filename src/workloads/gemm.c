@@ -20,11 +20,20 @@ typedef struct gemm_state {
     double *ref, *mag; /* value and sum_k |a b| of each checked element */
     size_t *rows, *cols;
     size_t nrows, ncols;
+    /* warp's split-K partials on the device that ran it (allocated at first use) */
+    co_buf *ws;
+    size_t ws_bytes;
+    co_device *ws_dev;
 } gemm_state;
 
 /* Past this many multiply-adds the check samples rows and columns. */
 #define FULL_CHECK_MAX (1ull << 31)
 #define SAMPLES 16
+
+/* warp's split-K: at most this many splits, their partials at most this
+ * much device memory (declared in init). */
+#define WARP_SPLIT_MAX 16
+#define WARP_WORKSPACE_MAX ((size_t)64 << 20)
 
 void gemm_dims(const co_problem *p, size_t *m, size_t *n, size_t *k) {
     const gemm_state *s = p->state;
@@ -73,6 +82,8 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     co_problem_size(p, "k", k);
     p->flops = 2.0 * (double)m * (double)n * (double)k;
     p->bytes = 4.0 * ((double)m * k + (double)k * n + (double)m * n);
+    const size_t ws = m * n * sizeof(float) * WARP_SPLIT_MAX;
+    p->device_extra_bytes = ws < WARP_WORKSPACE_MAX ? ws : WARP_WORKSPACE_MAX;
     return CO_OK;
 }
 
@@ -179,6 +190,7 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
 static void destroy(co_problem *p) {
     gemm_state *s = p->state;
     if (!s) return;
+    if (s->ws) s->ws_dev->backend->free(s->ws_dev, s->ws);
     free(s->ref), free(s->mag), free(s->rows), free(s->cols);
     free(s);
     p->state = NULL;
@@ -284,6 +296,199 @@ static co_status run_reg2d(co_job *job) {
                        (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))));
 }
 
+/* ---- warp: warp tiles and a pipeline of slices (kernels/gemm_warp.cl) ---- */
+
+/* Block, warp and work-item tiles of C (SHAPE 1..): each warp has 32
+ * work-items, (WM / TM) x (WN / TN) = 32. */
+typedef struct warp_shape {
+    int bm, bn, wm, wn, tm, tn;
+} warp_shape;
+static const warp_shape warp_shapes[] = {
+    {0, 0, 0, 0, 0, 0},        /* 0: chosen by size (warp_by_size) */
+    {128, 128, 64, 32, 8, 8},  /* 1: 8 warps */
+    {128, 128, 32, 64, 8, 8},  /* 2: 8 warps */
+    {128, 256, 64, 64, 8, 16}, /* 3: 8 warps, 128 sums a work-item */
+    {256, 128, 64, 64, 16, 8}, /* 4: 8 warps, 128 sums a work-item */
+    {128, 256, 64, 32, 8, 8},  /* 5: 16 warps */
+    {256, 128, 64, 32, 8, 8},  /* 6: 16 warps */
+    {128, 64, 64, 32, 8, 8},   /* 7: 4 warps */
+    {64, 128, 64, 32, 8, 8},   /* 8: 4 warps */
+    {64, 64, 32, 32, 8, 4},    /* 9: 4 warps, 32 sums a work-item */
+    {64, 64, 64, 32, 8, 8},    /* 10: 2 warps */
+    {32, 32, 32, 32, 8, 4},    /* 11: 1 warp */
+};
+#define WARP_SHAPES (sizeof warp_shapes / sizeof warp_shapes[0])
+
+static size_t warp_tiles(const warp_shape *sh, size_t m, size_t n) {
+    return ((m + (size_t)sh->bm - 1) / (size_t)sh->bm) *
+           ((n + (size_t)sh->bn - 1) / (size_t)sh->bn);
+}
+
+/* SHAPE=0 and SPLITK=0: the largest tile that still gives every compute
+ * unit a work-group (128x128, 128x64, else 64x64), then on GPUs split-K
+ * until there are two work-groups a compute unit, each split at least 128
+ * deep. To be measured on the H200 (the warp sweep); on PoCL (2 cores,
+ * 512^2) 128x128 tiles ran 2-3x faster than reg2d's default, 64x64 ones
+ * 1.5-3x slower than 128x128 (a loaded machine, 2026-12-02). */
+static void warp_by_size(const co_device_info *info, size_t m, size_t n, size_t k, long *shape,
+                         long *splits) {
+    const size_t cus = info->compute_units ? info->compute_units : 1;
+    if (!*shape) {
+        static const int order[] = {1, 7, 9};
+        *shape = 9;
+        for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+            if (warp_tiles(&warp_shapes[order[i]], m, n) >= cus) {
+                *shape = order[i];
+                break;
+            }
+    }
+    if (!*splits) {
+        const size_t tiles = warp_tiles(&warp_shapes[*shape], m, n);
+        size_t sp = info->type == CO_DEVICE_GPU && tiles < cus ? (2 * cus + tiles - 1) / tiles : 1;
+        if (sp > k / 128) sp = k / 128;
+        if (sp > WARP_SPLIT_MAX) sp = WARP_SPLIT_MAX;
+        while (sp > 1 && sp * m * n * sizeof(float) > WARP_WORKSPACE_MAX) sp--;
+        *splits = sp > 1 ? (long)sp : 1;
+    }
+}
+
+/* Split-K's partials, allocated at first use and kept with the problem. */
+static co_status warp_workspace(co_job *job, size_t bytes, co_buf **out) {
+    gemm_state *s = job->prob->state;
+    if (s->ws && (s->ws_bytes < bytes || s->ws_dev != job->dev)) {
+        s->ws_dev->backend->free(s->ws_dev, s->ws);
+        s->ws = NULL;
+    }
+    if (!s->ws) {
+        co_status st = job->dev->backend->alloc(job->dev, bytes, &s->ws);
+        if (st) return st;
+        s->ws_bytes = bytes;
+        s->ws_dev = job->dev;
+    }
+    *out = s->ws;
+    return CO_OK;
+}
+
+static co_status run_warp(co_job *job) {
+    gemm_state *s = job->prob->state;
+    co_array *arr = job->prob->arrays;
+    const co_device_info *info = &job->dev->info;
+    const bool cuda = co_device_on(job->dev) == CO_ON_CUDA;
+    long shape = co_job_param(job, "SHAPE"), splits = co_job_param(job, "SPLITK");
+    const long groupm = co_job_param(job, "GROUPM");
+    long bk = co_job_param(job, "BK"), stages = co_job_param(job, "STAGES");
+    long copy = co_job_param(job, "COPY"), minb = co_job_param(job, "MINB");
+    warp_by_size(info, s->m, s->n, s->k, &shape, &splits);
+    const warp_shape *sh = &warp_shapes[shape];
+    const size_t nt = 32 * (size_t)(sh->bm / sh->wm) * (size_t)(sh->bn / sh->wn);
+    /* By backend: CUDA copies with cp.async, 16 deep, as many stages as
+     * fit; OpenCL through registers in two stages, the loads of a slice in
+     * flight while the one before is multiplied, on GPUs 8 deep (the staged
+     * registers then fit under 128 at 128x128: NVRTC's count). On PoCL
+     * through registers, 16 deep, ran 1.6-2.6x faster than straight copies. */
+    if (!copy) copy = cuda ? 1 : 2;
+    if (!bk) bk = copy == 2 && info->type == CO_DEVICE_GPU ? 8 : 16;
+    if (bk < 4)
+        return co_fail(CO_ERR_INVALID, "warp needs BK 0 (by backend) or 4 to 32, got %ld", bk);
+    /* Registers capped for 16 warps a compute unit where a work-item holds
+     * 64 sums or fewer (128 at most), else for one group. */
+    if (!minb) minb = sh->tm * sh->tn <= 64 && nt <= 512 ? (long)(512 / nt) : 1;
+    if (nt * (size_t)minb > 2048)
+        return co_fail(CO_ERR_INVALID,
+                       "warp: MINB=%ld groups of %zu work-items are more than the 2048 a "
+                       "compute unit holds",
+                       minb, nt);
+    /* Local memory: the slots that fit (CUDA: MINB groups a multiprocessor,
+     * whose shared memory is the opt-in limit plus the 1 KiB reserved a
+     * group), 4 at most by default. */
+    const size_t slot = sizeof(float) * (size_t)bk * (size_t)(sh->bm + 4 + sh->bn);
+    size_t room = info->local_mem_arg_bytes;
+    if (cuda && minb > 1 && (room + 1024) / (size_t)minb - 1024 < room)
+        room = (room + 1024) / (size_t)minb - 1024;
+    if (!stages)
+        stages = copy == 2 || room / slot < 2 ? 2 : room / slot > 4 ? 4 : (long)(room / slot);
+    if (stages < 2)
+        return co_fail(CO_ERR_INVALID, "warp needs STAGES 0 (by COPY) or 2 to 8, got %ld", stages);
+    const size_t bytes = (size_t)stages * slot;
+    if (bytes > info->local_mem_arg_bytes)
+        return co_fail(CO_ERR_LIMIT,
+                       "insufficient local resources: warp's %ld slices of %dx%d and %dx%d "
+                       "(SHAPE=%ld BK=%ld STAGES=%ld) need %zu bytes of local memory, over the "
+                       "device's %zu (local_mem_arg_bytes of %s)",
+                       stages, (int)bk, sh->bm, (int)bk, sh->bn, shape, bk, stages, bytes,
+                       info->local_mem_arg_bytes, info->spec);
+    const size_t ws_bytes = (size_t)splits * s->m * s->n * sizeof(float);
+    if (splits > 1 && ws_bytes > WARP_WORKSPACE_MAX)
+        return co_fail(CO_ERR_LIMIT,
+                       "warp: SPLITK=%ld at %zux%zu needs %zu bytes for its partials, over the "
+                       "%zu it may use; use fewer splits",
+                       splits, s->m, s->n, ws_bytes, WARP_WORKSPACE_MAX);
+    const size_t local[3] = {nt, 1, 1},
+                 global[3] = {warp_tiles(sh, s->m, s->n) * nt, (size_t)splits, 1};
+    co_status st = co_job_fixed_local(job, local, "its SHAPE");
+    if (!st) st = co_job_check(job, 2, local, 0);
+    if (st) return st;
+    /* The defines: tiles, pipeline, the widths of A's and B's rows allow,
+     * and NVIDIA's OpenCL its register cap (CUDA's comes from MINB through
+     * __launch_bounds__). */
+    char defines[320];
+    int used = snprintf(defines, sizeof defines,
+                        "-DBM=%d -DBN=%d -DBK=%ld -DWM=%d -DWN=%d -DTM=%d -DTN=%d -DSTAGES=%ld "
+                        "-DASYNC=%d -DVA=%d -DVB=%d -DWARP_MINB=%ld",
+                        sh->bm, sh->bn, bk, sh->wm, sh->wn, sh->tm, sh->tn, stages, copy == 1,
+                        copy == 1 || s->k % 4 ? 1 : 4, s->n % 4 ? 1 : 4, minb);
+    if (!cuda && strstr(info->platform, "NVIDIA")) {
+        const size_t cap = 65536 / (nt * (size_t)minb) / 8 * 8;
+        snprintf(defines + used, sizeof defines - (size_t)used, " -cl-nv-maxrregcount=%zu",
+                 cap > 255 ? 255 : cap);
+    }
+    co_kernel *kernel;
+    if ((st = co_job_kernel(job, "gemm_warp", "gemm_warp", defines, &kernel))) return st;
+    co_buf *out = arr[GEMM_C].buf;
+    if (splits > 1 && (st = warp_workspace(job, ws_bytes, &out))) return st;
+    const size_t ktiles = (s->k + (size_t)bk - 1) / (size_t)bk;
+    const size_t kper = (ktiles + (size_t)splits - 1) / (size_t)splits * (size_t)bk;
+    const co_arg args[] = {CO_INT(s->m),
+                           CO_INT(s->n),
+                           CO_INT(s->k),
+                           CO_INT(kper),
+                           CO_INT(groupm),
+                           CO_BUF(arr[GEMM_A].buf),
+                           CO_BUF(arr[GEMM_B].buf),
+                           CO_BUF(out),
+                           CO_LOCAL(bytes)};
+    st = co_job_launch(job, kernel, 2, global, local, 0, 9, args);
+    if (st || splits < 2) return st;
+    if ((st = co_job_kernel(job, "gemm_warp", "gemm_warp_sum", defines, &kernel))) return st;
+    const size_t total = s->m * s->n, l1[3] = {256, 1, 1}, g1[3] = {(total + 3) / 4, 1, 1};
+    const co_arg sum_args[] = {CO_INT(total), CO_INT(splits), CO_BUF(out), CO_BUF(arr[GEMM_C].buf)};
+    return co_job_launch(job, kernel, 1, g1, l1, 0, 4, sum_args);
+}
+
+static const co_param_def warp_params[] = {
+    {"SHAPE", 0, 0, (long)WARP_SHAPES - 1, false,
+     "tiles of a group/warp/work-item: 0 by size; 1 128x128/64x32/8x8, 2 128x128/32x64/8x8, "
+     "3 128x256/64x64/8x16, 4 256x128/64x64/16x8, 5 128x256/64x32/8x8, 6 256x128/64x32/8x8, "
+     "7 128x64/64x32/8x8, 8 64x128/64x32/8x8, 9 64x64/32x32/8x4, 10 64x64/64x32/8x8, "
+     "11 32x32/32x32/8x4",
+     0},
+    {"BK", 0, 0, 32, true,
+     "depth of a slice of A and B in local memory (0: 16; 8 on GPUs with COPY=2)", 0},
+    {"STAGES", 0, 0, 8, false,
+     "slices in local memory (0: with COPY=1 as many as fit, up to 4; with COPY=2 two)", 0},
+    {"COPY", 0, 0, 2, false,
+     "how slices reach local memory: 0 by backend (CUDA 1, OpenCL 2); 1 copied straight "
+     "(cp.async on CUDA); 2 through registers",
+     0},
+    {"SPLITK", 0, 0, WARP_SPLIT_MAX, false, "splits of k, summed by a second kernel (0: by size)",
+     0},
+    {"GROUPM", 8, 1, 64, false, "rows of tiles in a group of the launch order (L2 reuse)", 0},
+    {"MINB", 0, 0, 16, true,
+     "groups a compute unit the registers are capped for (CUDA, NVIDIA OpenCL; 0: 16 warps "
+     "where a work-item holds 64 sums or fewer, else one group)",
+     0},
+};
+
 static const co_param_def reg2d_params[] = {
     {"TSM", 64, 4, 256, true, "rows of C per work-group", 128},
     {"TSN", 64, 4, 256, true, "columns of C per work-group", 128},
@@ -342,6 +547,19 @@ static const co_variant variants[] = {
      .test_params = "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4;"
                     "TSM=128 TSN=128 TSK=32 WPTM=8 WPTN=8 LVW=4 PADA=4;"
                     "TSM=64 TSN=64 TSK=16 WPTM=8 WPTN=8 LVW=1 PADA=0"},
+    {.name = "warp",
+     .summary = "warp tiles, a pipeline of slices (cp.async on CUDA), split-K",
+     .on = CO_ON_DEVICE,
+     CO_PARAMS(warp_params),
+     .run = run_warp,
+     .host_params = "SHAPE BK STAGES COPY SPLITK GROUPM MINB",
+     /* every fragment layout, both copies, CUDA's main shape (SHAPE=1: the
+      * test sizes take smaller tiles by default), groups whose passes copy
+      * more rows than a slice has (5: A, 6: B), empty splits (k < SPLITK *
+      * BK); those over NVIDIA OpenCL's 48 KiB are skipped there */
+     .test_params = "SHAPE=1 STAGES=4;SHAPE=3 COPY=2 GROUPM=1;"
+                    "SHAPE=4 COPY=1 STAGES=2 BK=32 GROUPM=2;SHAPE=5 COPY=2 STAGES=3;"
+                    "SHAPE=6 COPY=1 BK=8 SPLITK=3 GROUPM=3;SHAPE=11 COPY=1 STAGES=5 SPLITK=16"},
     {.name = "clblast",
      .summary = "anchor: CLBlast SGEMM",
      .on = CO_ON_OPENCL,
@@ -367,7 +585,7 @@ const co_workload co_workload_gemm = {
     .bench_sets_gpu = "size=512;size=2048",
     .quick_sets = "size=512",
     .test_sets = "m=1 n=1 k=1;m=7 n=5 k=3;size=64;m=65 n=63 k=67;m=257 n=129 k=200;"
-                 "m=2049 n=2 k=33;m=3 n=1030 k=9",
+                 "m=2049 n=2 k=33;m=3 n=1030 k=9;m=129 n=260 k=33",
     .init = init,
     .fill = fill,
     .reference = reference,

@@ -10,6 +10,10 @@
  * memory (the seed moved its spheres from constant to shared memory to
  * animate them).
  *
+ * --first-row R --rows N render a band of the frame, rows R to R + N - 1 (the
+ * camera is the whole frame's): the MPI driver splits a frame among ranks
+ * this way (tools/mpi/). Images, reference and model are the band's.
+ *
  * Verification: each frame against the `c` image of the same scene, time
  * and precision (computed once per problem): PSNR >= 40 dB, or at most
  * 0.1% of pixels (at least one) off by more than 2/255; the animated
@@ -58,12 +62,13 @@ static _Thread_local unsigned long long rt_rays, rt_tests;
 
 typedef struct rt_state {
     size_t width, height, frames;
+    size_t row0, rows; /* the band of the frame rendered: rows row0 .. row0 + rows - 1 */
     int nspheres, nlights, depth, inside;
     double t0;
     bool dbl;
     size_t rsize, words; /* sizeof(real); words of the scene and of the world */
     void *scene, *world; /* reals */
-    uint32_t *image;     /* frames x height x width, RGBA8 */
+    uint32_t *image;     /* frames x rows x width, RGBA8 */
     /* The reference, made by fill (its counts are the model): c images and
      * world of the same scene, and the non-triviality probe; ref_status says
      * whether it could be made. */
@@ -93,15 +98,21 @@ static const co_option_def options[] = {
     {"output", NULL, "write the last frame as PNG"},
     {"out-dir", NULL, "write every frame as DIR/frame_NNNN.png"},
     {"gif", NULL, "write every frame as one animated GIF (30 frames/s, a 252-colour cube)"},
+    {"first-row", "0", "the first row of the band rendered (a part of the frame)"},
+    {"rows", NULL, "rows of the band rendered (default: to the frame's last row)"},
 };
 
 static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
-    size_t width, height, frames;
+    size_t width, height, frames, row0, rows;
     int spheres = 0, lights = 0, depth = 0, prec = 0, inside = 0;
     double t0 = 0;
     co_status st = co_opt_size(opts, nopts, "width", 640, &width);
     if (!st) st = co_opt_size(opts, nopts, "height", 360, &height);
     if (!st) st = co_opt_size(opts, nopts, "frames", 1, &frames);
+    int first = 0;
+    if (!st) st = co_opt_int(opts, nopts, "first-row", 0, 0, RT_MAX_SIZE, &first);
+    row0 = (size_t)first;
+    if (!st) st = co_opt_size(opts, nopts, "rows", row0 < height ? height - row0 : 1, &rows);
     if (!st) st = co_opt_int(opts, nopts, "spheres", 64, 0, RT_MAX_SPHERES, &spheres);
     if (!st) st = co_opt_int(opts, nopts, "lights", 2, 1, RT_MAX_LIGHTS, &lights);
     if (!st) st = co_opt_int(opts, nopts, "depth", 4, 0, 64, &depth);
@@ -113,6 +124,11 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
         return co_fail(CO_ERR_INVALID, "raytrace %zux%zu: width and height are at most %d", width,
                        height, RT_MAX_SIZE);
     if (frames > 100000) return co_fail(CO_ERR_INVALID, "--frames %zu: at most 100000", frames);
+    if (row0 >= height || rows > height - row0)
+        return co_fail(CO_ERR_INVALID,
+                       "raytrace --first-row %zu --rows %zu: the band must lie in the frame's %zu "
+                       "rows",
+                       row0, rows, height);
     if (inside && spheres < 1)
         return co_fail(CO_ERR_INVALID, "--camera inside needs at least one sphere (--spheres 0)");
     rt_state *s = calloc(1, sizeof *s);
@@ -120,6 +136,8 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     p->state = s;
     *s = (rt_state){.width = width,
                     .height = height,
+                    .row0 = row0,
+                    .rows = rows,
                     .frames = frames,
                     .nspheres = spheres,
                     .nlights = lights,
@@ -129,7 +147,7 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
                     .dbl = prec == 1,
                     .rsize = prec == 1 ? sizeof(double) : sizeof(float),
                     .words = RT_SPHERES + RT_SW * (size_t)spheres};
-    const size_t pixels = width * height;
+    const size_t pixels = width * rows;
     st = co_problem_array(p, "scene", s->words * s->rsize, false, &s->scene);
     if (!st) st = co_problem_array(p, "world", s->words * s->rsize, true, &s->world);
     if (!st) st = co_problem_array(p, "image", frames * pixels * 4, true, (void **)&s->image);
@@ -141,6 +159,10 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
                           (co_opt(opts, nopts, "gif") ? frames * pixels : 0); /* --gif's indices */
     co_problem_size(p, "width", width);
     co_problem_size(p, "height", height);
+    if (rows != height) { /* a band: said only where it is one */
+        co_problem_size(p, "first-row", row0);
+        co_problem_size(p, "rows", rows);
+    }
     co_problem_size(p, "spheres", (size_t)spheres);
     co_problem_size(p, "lights", (size_t)lights);
     co_problem_size(p, "depth", (size_t)depth);
@@ -237,6 +259,7 @@ typedef struct rt_counts {
 static rt_counts host_frame(const rt_state *s, double t, void *world, uint32_t *image,
                             bool parallel) {
     const int n = s->nspheres, w = (int)s->width, h = (int)s->height;
+    const int row0 = (int)s->row0, rows = (int)s->rows;
     const size_t items = (size_t)(n > RT_SPHERES ? n : RT_SPHERES);
     for (size_t i = 0; i < items; i++) {
         co_host_id[0] = i;
@@ -250,14 +273,14 @@ static rt_counts host_frame(const rt_state *s, double t, void *world, uint32_t *
     {
         rt_rays = rt_tests = 0;
 #pragma omp for schedule(dynamic, 1)
-        for (int y = 0; y < h; y++) {
+        for (int y = 0; y < rows; y++) {
             co_host_id[1] = (size_t)y;
             for (int x = 0; x < w; x++) {
                 co_host_id[0] = (size_t)x;
                 if (s->dbl)
-                    rt_render_d(world, n, s->nlights, w, h, s->depth, 0, image);
+                    rt_render_d(world, n, s->nlights, w, h, s->depth, 0, row0, rows, image);
                 else
-                    rt_render_f(world, n, s->nlights, w, h, s->depth, 0, image);
+                    rt_render_f(world, n, s->nlights, w, h, s->depth, 0, row0, rows, image);
             }
         }
         rays += rt_rays;
@@ -273,7 +296,7 @@ static rt_counts host_run(const rt_state *s, void *world, uint32_t *images, bool
     *stopped = false;
     for (size_t f = 0; f < s->frames && !*stopped; f++) {
         const rt_counts c =
-            host_frame(s, frame_time(s, f), world, images + f * s->width * s->height, parallel);
+            host_frame(s, frame_time(s, f), world, images + f * s->width * s->rows, parallel);
         sum.rays += c.rays, sum.tests += c.tests;
         *stopped = co_job_progress(job, "frame", (double)f + 1, (double)s->frames);
     }
@@ -307,7 +330,7 @@ static void render_shape(const co_job *job, const rt_state *s, size_t global[3],
     local[0] = job->local[0] ? job->local[0] : 16;
     local[1] = job->local[1] ? job->local[1] : 8;
     local[2] = 1;
-    global[0] = s->width, global[1] = s->height, global[2] = 1;
+    global[0] = s->width, global[1] = s->rows, global[2] = 1;
 }
 
 /* Global or constant memory: per frame, rt_animate writes the world, then
@@ -342,7 +365,8 @@ static co_status run_separate(co_job *job, int space) {
                                 CO_FLOAT(frame_time(s, f))};
         const co_arg rargs[] = {CO_BUF(arr[1].buf), CO_INT(s->nspheres), CO_INT(s->nlights),
                                 CO_INT(s->width),   CO_INT(s->height),   CO_INT(s->depth),
-                                CO_INT(f),          CO_BUF(arr[2].buf)};
+                                CO_INT(f),          CO_INT(s->row0),     CO_INT(s->rows),
+                                CO_BUF(arr[2].buf)};
         st = co_job_launch(job, animate, 1, agl, alo, 0, 4, aargs);
         if (!st && cuda_constant) {
             double ms = 0;
@@ -350,7 +374,7 @@ static co_status run_separate(co_job *job, int space) {
                                           &ms);
             co_job_add_time(job, ms);
         }
-        if (!st) st = co_job_launch(job, render, 2, global, local, 0, 8, rargs);
+        if (!st) st = co_job_launch(job, render, 2, global, local, 0, 10, rargs);
         if (!st && co_job_progress(job, "frame", (double)f + 1, (double)s->frames))
             st = co_job_stopped(job);
     }
@@ -372,11 +396,11 @@ static co_status run_local(co_job *job) {
     co_status st = co_job_check(job, 2, local, local_mem);
     if (!st) st = build(job, 2, "rt_render_local", &render);
     for (size_t f = 0; !st && f < s->frames; f++) {
-        const co_arg args[] = {CO_BUF(arr[0].buf), CO_BUF(arr[1].buf), CO_INT(s->nspheres),
-                               CO_INT(s->nlights), CO_INT(s->width),   CO_INT(s->height),
-                               CO_INT(s->depth),   CO_INT(f),          CO_FLOAT(frame_time(s, f)),
-                               CO_BUF(arr[2].buf)};
-        st = co_job_launch(job, render, 2, global, local, local_mem, 10, args);
+        const co_arg args[] = {
+            CO_BUF(arr[0].buf), CO_BUF(arr[1].buf), CO_INT(s->nspheres),        CO_INT(s->nlights),
+            CO_INT(s->width),   CO_INT(s->height),  CO_INT(s->depth),           CO_INT(f),
+            CO_INT(s->row0),    CO_INT(s->rows),    CO_FLOAT(frame_time(s, f)), CO_BUF(arr[2].buf)};
+        st = co_job_launch(job, render, 2, global, local, local_mem, 12, args);
         if (!st && co_job_progress(job, "frame", (double)f + 1, (double)s->frames))
             st = co_job_stopped(job);
     }
@@ -445,6 +469,7 @@ static int cell_parity(const double *w, vec_d p) {
  * colour that every light reaches. */
 static bool find_probe(rt_state *s, const double *w) {
     const int n = s->nspheres, W = (int)s->width, H = (int)s->height;
+    const int y0 = (int)s->row0, y1 = (int)(s->row0 + s->rows); /* in the band */
     const vec_d L = v_load_d(w + RT_HEADER), eye = v_load_d(w + RT_EYE);
     const vec_d fwd = v_load_d(w + RT_FWD), rt = v_load_d(w + RT_RIGHT), up = v_load_d(w + RT_UP);
     for (int k = 0; k < n; k++) {
@@ -457,20 +482,20 @@ static bool find_probe(rt_state *s, const double *w) {
         const double v = v_dot_d(rel, up) / (z * v_dot_d(up, up));
         const int x = (int)floor((u + 1) / 2 * W), y = (int)floor((1 - v) / 2 * H);
         vec_d hs, hl;
-        if (x < 0 || y < 0 || x >= W || y >= H || !ground_hit(w, n, s, x, y, &hs)) continue;
+        if (x < 0 || y < y0 || x >= W || y >= y1 || !ground_hit(w, n, s, x, y, &hs)) continue;
         if (lit_by(w, n, hs, 0)) continue;
         for (int r = 2; r < 64; r++)
             for (int j = 0; j < 8 * r; j++) { /* a ring of candidates */
                 const double a = 6.2831853 * j / (8 * r);
                 const int lx = x + (int)lround(r * cos(a)), ly = y + (int)lround(r * sin(a));
-                if (lx < 0 || ly < 0 || lx >= W || ly >= H || !ground_hit(w, n, s, lx, ly, &hl))
+                if (lx < 0 || ly < y0 || lx >= W || ly >= y1 || !ground_hit(w, n, s, lx, ly, &hl))
                     continue;
                 if (cell_parity(w, hl) != cell_parity(w, hs)) continue;
                 bool all = true;
                 for (int l = 0; l < s->nlights && all; l++) all = lit_by(w, n, hl, l);
                 if (!all) continue;
-                s->shadow_px = (size_t)y * s->width + (size_t)x;
-                s->lit_px = (size_t)ly * s->width + (size_t)lx;
+                s->shadow_px = (size_t)(y - (int)s->row0) * s->width + (size_t)x;
+                s->lit_px = (size_t)(ly - (int)s->row0) * s->width + (size_t)lx;
                 return true;
             }
     }
@@ -478,7 +503,7 @@ static bool find_probe(rt_state *s, const double *w) {
 }
 
 static co_status make_reference(rt_state *s, co_job *job) {
-    const size_t pixels = s->width * s->height, wb = s->words * s->rsize;
+    const size_t pixels = s->width * s->rows, wb = s->words * s->rsize;
     free(s->ref), free(s->ref_world);
     s->ref = malloc(s->frames * pixels * 4);
     s->ref_world = malloc(wb);
@@ -535,7 +560,7 @@ static void fill(co_problem *p, uint64_t seed) {
     s->ref_status = make_reference(s, p->job);
     if (s->ref_status == CO_OK) {
         co_problem_rate(p, "frames", (double)s->frames);
-        co_problem_rate(p, "Mpixels", (double)s->frames * s->width * s->height * 1e-6);
+        co_problem_rate(p, "Mpixels", (double)s->frames * s->width * s->rows * 1e-6);
         co_problem_rate(p, "rays", s->rays);
         p->flops = TEST_FLOPS * s->tests;
     }
@@ -548,7 +573,7 @@ static co_status reference(co_problem *p) { return ((rt_state *)p->state)->ref_s
 static co_status verify(co_problem *p, double *error, double *tolerance, char *check,
                         size_t check_len) {
     rt_state *s = p->state;
-    const size_t pixels = s->width * s->height;
+    const size_t pixels = s->width * s->rows;
     double psnr = INFINITY, off = 0;
     for (size_t f = 0; f < s->frames; f++) {
         double ps, of;
@@ -601,8 +626,8 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
 static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     const rt_state *s = p->state;
     const char *output = co_opt(opts, nopts, "output"), *dir = co_opt(opts, nopts, "out-dir");
-    const size_t pixels = s->width * s->height;
-    const int w = (int)s->width, h = (int)s->height;
+    const size_t pixels = s->width * s->rows;
+    const int w = (int)s->width, h = (int)s->rows;
     co_status st = CO_OK;
     const char *gif = co_opt(opts, nopts, "gif");
     if (gif) { /* each frame as indices into one colour cube */
@@ -680,7 +705,8 @@ const co_workload co_workload_raytrace = {
     .test_sets = "width=1 height=1;width=3 height=2;width=37 height=23 spheres=5;"
                  "width=96 height=64 spheres=0;width=40 height=30 camera=inside;"
                  "width=80 height=72 depth=0;width=80 height=72 precision=double;"
-                 "width=33 height=17 frames=3 time=1.5",
+                 "width=33 height=17 frames=3 time=1.5;"
+                 "width=70 height=66 first-row=29 rows=17;width=9 height=5 first-row=4",
     .init = init,
     .fill = fill,
     .reference = reference,

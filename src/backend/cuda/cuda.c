@@ -209,6 +209,9 @@ static co_status restate(co_status st, const char *note) {
 
 /* ---- objects ----------------------------------------------------------- */
 
+/* A blocking stream (open_device). */
+#define STREAM_FLAGS CU_STREAM_DEFAULT
+
 typedef struct cu_device {
     CUdevice dev;
     CUcontext ctx; /* the device's primary context, retained */
@@ -266,6 +269,28 @@ void co_cuda_set_anchor(co_device *dev, void *handle, void (*destroy)(void *)) {
     cu_device *d = dev->impl;
     d->anchor = handle;
     d->anchor_destroy = destroy;
+}
+
+static int attribute(CUdevice dev, CUdevice_attribute what);
+
+co_status co_cuda_props_get(const co_device *dev, co_cuda_props *out) {
+    const cu_device *d = dev->impl;
+    *out = (co_cuda_props){
+        .ordinal = (int)d->dev, /* a CUdevice is its ordinal */
+        .multiprocessors = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+        .max_threads_per_multiprocessor =
+            attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
+        .max_threads_per_block = attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        .cc_major = d->cc / 10,
+        .cc_minor = d->cc % 10,
+        .shared_per_block =
+            (size_t)attribute(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+        .stream_flags = STREAM_FLAGS};
+    return out->multiprocessors > 0 ? CO_OK
+                                    : co_fail(CO_ERR_DEVICE,
+                                              "CUDA: cannot read the attributes "
+                                              "of %s",
+                                              dev->info.spec);
 }
 
 co_status co_cuda_make_current(co_device *dev) {
@@ -403,7 +428,7 @@ static co_status open_device(int ordinal, cu_device *d, co_device_info *info, in
     if ((st = CU(CtxSetCurrent, (d->ctx)))) return st;
     /* A blocking stream: it still orders against the legacy default stream
      * that libraries may use behind our back. */
-    if ((st = CU(StreamCreate, (&d->stream, CU_STREAM_DEFAULT)))) return st;
+    if ((st = CU(StreamCreate, (&d->stream, STREAM_FLAGS)))) return st;
     if ((st = CU(EventCreate, (&d->start, CU_EVENT_DEFAULT)))) return st;
     return CU(EventCreate, (&d->stop, CU_EVENT_DEFAULT));
 }
@@ -471,26 +496,35 @@ static void buf_free(co_device *dev, co_buf *buf) {
     free(buf);
 }
 
-static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
-    if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
-                   buf->bytes, dev->info.spec);
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t offset, size_t bytes) {
+    if (offset <= buf->bytes && bytes <= buf->bytes - offset) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "CUDA: copy of %zu bytes at %zu into a %zu-byte buffer on %s",
+                   bytes, offset, buf->bytes, dev->info.spec);
+}
+
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, dst, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr + offset, src, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
+}
+
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
+    cu_device *d = dev->impl;
+    co_status st = check_size(dev, src, offset, bytes);
+    if (!st) st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr + offset, bytes, d->stream));
+    return st ? st : CU(StreamSynchronize, (d->stream));
 }
 
 static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, dst, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyHtoDAsync, (dst->ptr, src, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return write_at(dev, dst, 0, src, bytes);
 }
 
 static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
-    cu_device *d = dev->impl;
-    co_status st = check_size(dev, src, bytes);
-    if (!st) st = CU(CtxSetCurrent, (d->ctx));
-    if (!st) st = CU(MemcpyDtoHAsync, (dst, src->ptr, bytes, d->stream));
-    return st ? st : CU(StreamSynchronize, (d->stream));
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Page-locked host memory: DMA straight from it, no staging copy. */
@@ -941,10 +975,18 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     if (st) return restate(st, note);
     /* Faults inside the kernel surface when waiting for it. */
     double ms = 0;
-    st = kernel_ms ? co_cuda_timer_stop(dev, &ms) : CU(StreamSynchronize, (d->stream));
+    if (!kernel_ms) return CO_OK; /* queued: finish() waits */
+    st = co_cuda_timer_stop(dev, &ms);
     if (st) return restate(st, note);
-    if (kernel_ms) *kernel_ms = ms;
+    *kernel_ms = ms;
     return CO_OK;
+}
+
+static co_status finish(co_device *dev) {
+    cu_device *d = dev->impl;
+    co_status st = CU(CtxSetCurrent, (d->ctx));
+    if (!st) st = CU(StreamSynchronize, (d->stream));
+    return st ? restate(st, " (a queued kernel)") : CO_OK;
 }
 
 /* ---- 2D images: texture objects over CUDA arrays ----------------------- */
@@ -964,22 +1006,23 @@ static void image_free(co_device *dev, co_img *img) {
 
 /* Point sampling at integer coordinates; clamp or zero border (reflect101
  * has no address mode on unnormalised coordinates: kernels map those);
- * RGBA8 read as integers, not normalised floats. */
+ * 8-bit formats read as integers, not normalised floats. */
 static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
                              co_img_border border, co_img **out) {
     co_img *img = calloc(1, sizeof *img);
     if (!img) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    const bool rgba = format == CO_IMG_RGBA_U8;
+    const bool u8 = format != CO_IMG_R_F32;
+    const unsigned channels = format == CO_IMG_RGBA_U8 ? 4 : 1;
     img->width = width;
     img->height = height;
-    img->pixel_bytes = 4;
+    img->pixel_bytes = u8 ? channels : 4;
     CUDA_ARRAY_DESCRIPTOR ad = {.Width = width,
                                 .Height = height,
-                                .Format = rgba ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
-                                .NumChannels = rgba ? 4 : 1};
+                                .Format = u8 ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT,
+                                .NumChannels = channels};
     CUDA_RESOURCE_DESC rd = {.resType = CU_RESOURCE_TYPE_ARRAY};
     CUDA_TEXTURE_DESC td = {.filterMode = CU_TR_FILTER_MODE_POINT,
-                            .flags = rgba ? CU_TRSF_READ_AS_INTEGER : 0};
+                            .flags = u8 ? CU_TRSF_READ_AS_INTEGER : 0};
     const CUaddress_mode mode =
         border == CO_IMG_ZERO ? CU_TR_ADDRESS_MODE_BORDER : CU_TR_ADDRESS_MODE_CLAMP;
     td.addressMode[0] = td.addressMode[1] = mode; /* border colour: zeros */
@@ -1006,7 +1049,7 @@ static co_status image_copy_from_buffer(co_device *dev, co_img *dst, co_buf *src
                           .dstArray = dst->array,
                           .WidthInBytes = dst->width * dst->pixel_bytes,
                           .Height = dst->height};
-    co_status st = check_size(dev, src, dst->width * dst->height * dst->pixel_bytes);
+    co_status st = check_size(dev, src, 0, dst->width * dst->height * dst->pixel_bytes);
     if (!st) st = co_cuda_timer_start(dev);
     if (!st) st = CU(Memcpy2DAsync, (&copy, d->stream));
     return st ? st : co_cuda_timer_stop(dev, ms);
@@ -1197,7 +1240,7 @@ static void offline_free(co_device *dev, co_buf *buf) {
 }
 
 static co_status offline_copy(co_device *dev, co_buf *buf, size_t bytes) {
-    return check_size(dev, buf, bytes);
+    return check_size(dev, buf, 0, bytes);
 }
 static co_status offline_upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
     (void)src;
@@ -1318,12 +1361,15 @@ static const co_backend cuda_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .constant_from_buffer = constant_from_buffer,
     .image_support = image_support,
     .image_alloc = image_alloc,

@@ -1,8 +1,8 @@
-# The cuda backend and the cuBLAS anchor, include()d from the top
+# The cuda backend and the cuBLAS and NPP anchors, include()d from the top
 # CMakeLists.txt before the library target is made. Only headers are needed
-# at build time: libcuda, libnvrtc and libcublas are opened with dlopen when
-# the program runs. Without cuda.h and nvrtc.h the backend is a stub that
-# says so.
+# at build time (none for NPP): libcuda, libnvrtc, libcublas and libnppif are
+# opened with dlopen when the program runs. Without cuda.h and nvrtc.h the
+# backend is a stub that says so.
 #
 # In:  COALESCE_SOURCES, COALESCE_DEFINITIONS, COALESCE_LIBS (lists, appended to)
 # Out: COALESCE_CUDA_HEADERS  the CUDA include directory, or empty if not found
@@ -21,7 +21,7 @@ if(COALESCE_CUDA_INCLUDE_DIR AND EXISTS ${COALESCE_CUDA_INCLUDE_DIR}/nvrtc.h)
   set(COALESCE_CUDA_HEADERS ${COALESCE_CUDA_INCLUDE_DIR})
   set(COALESCE_HAVE_CUDA ON)
   set(_co_cuda_files ${_co_cuda_dir}/cuda.c ${_co_src_dir}/anchors/cublas.c)
-  list(APPEND COALESCE_SOURCES ${_co_cuda_files})
+  list(APPEND COALESCE_SOURCES ${_co_cuda_files} ${_co_src_dir}/anchors/npp.c)
   list(APPEND COALESCE_DEFINITIONS COALESCE_HAVE_CUDA)
   # The CUDA include directory only for these files: older toolkits ship
   # their own CL/cl.h, which must not shadow the OpenCL headers elsewhere.
@@ -33,6 +33,7 @@ if(COALESCE_CUDA_INCLUDE_DIR AND EXISTS ${COALESCE_CUDA_INCLUDE_DIR}/nvrtc.h)
   endif()
 else()
   # No headers: the stub backend, and the anchor's own stub (no COALESCE_HAVE_CUBLAS).
-  list(APPEND COALESCE_SOURCES ${_co_cuda_dir}/cuda_stub.c ${_co_src_dir}/anchors/cublas.c)
+  list(APPEND COALESCE_SOURCES ${_co_cuda_dir}/cuda_stub.c ${_co_src_dir}/anchors/cublas.c
+       ${_co_src_dir}/anchors/npp.c)
 endif()
 list(APPEND COALESCE_LIBS ${CMAKE_DL_LIBS})

@@ -30,6 +30,16 @@ co_status co_cuda_timer_stop(co_device *dev, double *ms);
  * its event (co_spin: the work is queued before the clock starts). */
 const char *co_cuda_spin_source(void);
 
+/* What a library's stream context is filled from (NPP's NppStreamContext):
+ * the device's ordinal and attributes, and its stream's flags. */
+typedef struct co_cuda_props {
+    int ordinal, multiprocessors, max_threads_per_multiprocessor, max_threads_per_block;
+    int cc_major, cc_minor;
+    size_t shared_per_block;
+    unsigned stream_flags;
+} co_cuda_props;
+co_status co_cuda_props_get(const co_device *dev, co_cuda_props *out);
+
 /* One library handle owned by the device (the cuBLAS handle): `destroy` is
  * called with the context current when the device is released. */
 void *co_cuda_anchor(const co_device *dev);

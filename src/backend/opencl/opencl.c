@@ -222,16 +222,25 @@ static void buf_free(co_device *dev, co_buf *b) {
     free(b);
 }
 
-static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+    CL_CHECK(clEnqueueWriteBuffer(st->queue, dst->mem, CL_TRUE, offset, bytes, src, 0, NULL, NULL));
     return CO_OK;
 }
 
-static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
     cl_device_state *st = dev->impl;
-    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+    CL_CHECK(clEnqueueReadBuffer(st->queue, src->mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL));
     return CO_OK;
+}
+
+static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
+    return write_at(dev, dst, 0, src, bytes);
+}
+
+static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
+    return read_at(dev, dst, src, 0, bytes);
 }
 
 /* Pinned host memory, the usual OpenCL idiom: a buffer the runtime
@@ -386,6 +395,15 @@ static co_status kernel(co_device *dev, co_program *p, const char *entry, co_ker
     return CO_OK;
 }
 
+static co_status finish(co_device *dev) {
+    cl_device_state *st = dev->impl;
+    const cl_int err = clFinish(st->queue);
+    if (err != CL_SUCCESS)
+        return co_fail(CO_ERR_DEVICE, "OpenCL: a queued kernel failed: %s",
+                       co_opencl_error_name(err));
+    return CO_OK;
+}
+
 static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t nargs, const co_arg *args,
                         double *kernel_ms) {
@@ -410,6 +428,12 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
             break;
         case CO_ARG_LOCAL: CL_CHECK(clSetKernelArg(k->kernel, idx, args[i].v.u, NULL)); break;
         }
+    }
+    if (!kernel_ms) { /* queued (the queue is in order): finish() waits */
+        CL_CHECK(
+            clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, NULL));
+        CL_CHECK(clFlush(st->queue));
+        return CO_OK;
     }
     cl_event ev;
     CL_CHECK(clEnqueueNDRangeKernel(st->queue, k->kernel, dims, NULL, global, local, 0, NULL, &ev));
@@ -441,8 +465,8 @@ static bool image_support(const co_device *dev, const char **why) {
     return true;
 }
 
-/* The border is the kernel's sampler in OpenCL: nothing to set here. RGBA8
- * is CL_UNSIGNED_INT8 (read_imageui): integer sums stay exact. */
+/* The border is the kernel's sampler in OpenCL: nothing to set here. 8-bit
+ * formats are CL_UNSIGNED_INT8 (read_imageui): integer sums stay exact. */
 static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img_format format,
                              co_img_border border, co_img **out) {
     cl_device_state *st = dev->impl;
@@ -455,9 +479,10 @@ static co_status image_alloc(co_device *dev, size_t width, size_t height, co_img
                        "a %zux%zu image is over the device's 2D image limit %zux%zu "
                        "(CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT of %s)",
                        width, height, maxw, maxh, dev->info.spec);
-    const cl_image_format fmt = format == CO_IMG_RGBA_U8
-                                    ? (cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}
-                                    : (cl_image_format){CL_R, CL_FLOAT};
+    const cl_image_format formats[] = {[CO_IMG_R_F32] = {CL_R, CL_FLOAT},
+                                       [CO_IMG_RGBA_U8] = {CL_RGBA, CL_UNSIGNED_INT8},
+                                       [CO_IMG_R_U8] = {CL_R, CL_UNSIGNED_INT8}};
+    const cl_image_format fmt = formats[format];
     cl_image_desc desc = {0};
     desc.image_type = CL_MEM_OBJECT_IMAGE2D;
     desc.image_width = width;
@@ -616,7 +641,7 @@ static bool pocl_kernel_dir(const unsigned char *bin, size_t size, const char *e
     time_t newest = 0;
     DIR *kd = hash ? opendir(kdir) : NULL;
     for (struct dirent *c; kd && (c = readdir(kd));) {
-        char path[1400];
+        char path[2048];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s/%s", kdir, c->d_name, file);
         if (!strncmp(c->d_name, prefix, strlen(prefix)) && !stat(path, &sb) &&
@@ -716,12 +741,15 @@ static const co_backend backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .pinned_alloc = pinned_alloc,
     .pinned_free = pinned_free,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .finish = finish,
     .image_support = image_support,
     .image_alloc = image_alloc,
     .image_free = image_free,

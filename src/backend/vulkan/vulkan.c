@@ -25,6 +25,7 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,6 +194,9 @@ typedef struct vk_device {
     uint32_t max_push;
     unsigned subgroup_size, subgroup_ops;
     bool int8;
+    /* VK_KHR_pipeline_executable_properties, where the driver has it (il) */
+    PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutableProperties;
+    PFN_vkGetPipelineExecutableStatisticsKHR GetPipelineExecutableStatistics;
 } vk_device;
 
 struct co_buf {
@@ -347,10 +351,10 @@ static void buf_free(co_device *dev, co_buf *buf) {
     free(buf);
 }
 
-static co_status check_size(const co_device *dev, const co_buf *buf, size_t bytes) {
-    if (bytes <= buf->bytes) return CO_OK;
-    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes into a %zu-byte buffer on %s", bytes,
-                   buf->bytes, dev->info.spec);
+static co_status check_size(const co_device *dev, const co_buf *buf, size_t offset, size_t bytes) {
+    if (offset <= buf->bytes && bytes <= buf->bytes - offset) return CO_OK;
+    return co_fail(CO_ERR_INVALID, "Vulkan: copy of %zu bytes at %zu into a %zu-byte buffer on %s",
+                   bytes, offset, buf->bytes, dev->info.spec);
 }
 
 /* The staging buffer, made on the first copy through it. */
@@ -370,24 +374,25 @@ static co_status staging(co_device *dev) {
     return CO_OK;
 }
 
-/* Copy between the host and a buffer: directly where it is mapped, else
- * through the staging buffer a piece at a time. */
-static co_status transfer(co_device *dev, co_buf *buf, void *host, size_t bytes, bool up) {
+/* Copy between the host and a buffer at `at` bytes into it: directly where
+ * it is mapped, else through the staging buffer a piece at a time. */
+static co_status transfer(co_device *dev, co_buf *buf, size_t at, void *host, size_t bytes,
+                          bool up) {
     vk_device *d = dev->impl;
-    co_status st = check_size(dev, buf, bytes);
+    co_status st = check_size(dev, buf, at, bytes);
     if (st || !bytes) return st;
     if (buf->mapped) {
         if (up)
-            memcpy(buf->mapped, host, bytes);
+            memcpy((char *)buf->mapped + at, host, bytes);
         else
-            memcpy(host, buf->mapped, bytes);
+            memcpy(host, (char *)buf->mapped + at, bytes);
         return CO_OK;
     }
     if ((st = staging(dev))) return st;
     for (size_t off = 0; off < bytes; off += STAGING_BYTES) {
         const size_t n = bytes - off < STAGING_BYTES ? bytes - off : STAGING_BYTES;
         const VkBufferCopy region = {
-            .srcOffset = up ? 0 : off, .dstOffset = up ? off : 0, .size = n};
+            .srcOffset = up ? 0 : at + off, .dstOffset = up ? at + off : 0, .size = n};
         if (up) memcpy(d->staging_ptr, (char *)host + off, n);
         if ((st = cmd_begin(d))) return st;
         vk.CmdCopyBuffer(d->cmd, up ? d->staging : buf->buffer, up ? buf->buffer : d->staging, 1,
@@ -399,11 +404,20 @@ static co_status transfer(co_device *dev, co_buf *buf, void *host, size_t bytes,
 }
 
 static co_status upload(co_device *dev, co_buf *dst, const void *src, size_t bytes) {
-    return transfer(dev, dst, (void *)src, bytes, true);
+    return transfer(dev, dst, 0, (void *)src, bytes, true);
 }
 
 static co_status download(co_device *dev, void *dst, co_buf *src, size_t bytes) {
-    return transfer(dev, src, dst, bytes, false);
+    return transfer(dev, src, 0, dst, bytes, false);
+}
+
+static co_status write_at(co_device *dev, co_buf *dst, size_t offset, const void *src,
+                          size_t bytes) {
+    return transfer(dev, dst, offset, (void *)src, bytes, true);
+}
+
+static co_status read_at(co_device *dev, void *dst, co_buf *src, size_t offset, size_t bytes) {
+    return transfer(dev, src, offset, dst, bytes, false);
 }
 
 /* ---- probe and release ------------------------------------------------- */
@@ -588,6 +602,11 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
     vk.GetPhysicalDeviceProperties(phys, &base);
     const bool v12 = base.apiVersion >= VK_API_VERSION_1_2;
     if (v12) f2.pNext = &f12;
+    /* The compiler's statistics for `coalesce il`, where the driver has them. */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fx = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    const char *const stats_ext = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    if (has_extension(phys, stats_ext)) fx.pNext = f2.pNext, f2.pNext = &fx;
     vk.GetPhysicalDeviceFeatures2(phys, &f2);
     VkPhysicalDeviceVulkan12Features e12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
@@ -598,6 +617,11 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
     e2.features.shaderFloat64 = f2.features.shaderFloat64;
     e2.features.shaderInt64 = f2.features.shaderInt64;
     d->int8 = v12 && f12.storageBuffer8BitAccess && f12.shaderInt8;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR ex = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pNext = e2.pNext,
+        .pipelineExecutableInfo = VK_TRUE};
+    if (fx.pipelineExecutableInfo) e2.pNext = &ex;
 
     const float priority = 1.0f;
     const VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -607,9 +631,19 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
     const VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                    .pNext = &e2,
                                    .queueCreateInfoCount = 1,
-                                   .pQueueCreateInfos = &qi};
+                                   .pQueueCreateInfos = &qi,
+                                   .enabledExtensionCount = fx.pipelineExecutableInfo ? 1 : 0,
+                                   .ppEnabledExtensionNames = &stats_ext};
     co_status st = VK(CreateDevice, (phys, &di, NULL, &d->dev));
     if (st) return st;
+    if (fx.pipelineExecutableInfo) {
+        d->GetPipelineExecutableProperties =
+            (PFN_vkGetPipelineExecutablePropertiesKHR)vk.GetDeviceProcAddr(
+                d->dev, "vkGetPipelineExecutablePropertiesKHR");
+        d->GetPipelineExecutableStatistics =
+            (PFN_vkGetPipelineExecutableStatisticsKHR)vk.GetDeviceProcAddr(
+                d->dev, "vkGetPipelineExecutableStatisticsKHR");
+    }
     vk.GetDeviceQueue(d->dev, d->family, 0, &d->queue);
     const VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -806,6 +840,26 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     return CO_OK;
 }
 
+/* A compute pipeline of kernel k with `layout` and specialisation
+ * constants spec[] (local size x, y, z; CO_LOCAL bytes). */
+static co_status make_pipeline(vk_device *d, const co_kernel *k, VkPipelineLayout layout,
+                               const uint32_t spec[4], VkPipelineCreateFlags flags,
+                               VkPipeline *out) {
+    const VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    const VkSpecializationInfo si = {
+        .mapEntryCount = 4, .pMapEntries = map, .dataSize = 4 * sizeof *spec, .pData = spec};
+    const VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = k->module,
+                  .pName = "main",
+                  .pSpecializationInfo = &si},
+        .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT | flags,
+        .layout = layout};
+    return VK(CreateComputePipelines, (d->dev, VK_NULL_HANDLE, 1, &ci, NULL, out));
+}
+
 /* The pipeline of kernel k for a launch signature, made on first use. */
 static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned npush,
                           const uint32_t spec[4], vk_pipe **out) {
@@ -843,9 +897,6 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
                                             .pSetLayouts = &p->dsl,
                                             .pushConstantRangeCount = npush ? 1 : 0,
                                             .pPushConstantRanges = &range};
-    const VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
-    const VkSpecializationInfo si = {
-        .mapEntryCount = 4, .pMapEntries = map, .dataSize = sizeof p->spec, .pData = p->spec};
     const VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                      .descriptorCount = nbuf ? nbuf : 1};
     const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -854,18 +905,7 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
                                             .pPoolSizes = &ps};
     co_status st = VK(CreateDescriptorSetLayout, (d->dev, &li, NULL, &p->dsl));
     if (!st) st = VK(CreatePipelineLayout, (d->dev, &pli, NULL, &p->layout));
-    if (!st) {
-        const VkComputePipelineCreateInfo ci = {
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                      .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                      .module = k->module,
-                      .pName = "main",
-                      .pSpecializationInfo = &si},
-            .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
-            .layout = p->layout};
-        st = VK(CreateComputePipelines, (d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &p->pipeline));
-    }
+    if (!st) st = make_pipeline(d, k, p->layout, p->spec, 0, &p->pipeline);
     if (!st) st = VK(CreateDescriptorPool, (d->dev, &dpi, NULL, &p->dpool));
     if (!st) {
         const VkDescriptorSetAllocateInfo ai = {.sType =
@@ -1031,8 +1071,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
 
 co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
     vk_device *d = dev->impl;
-    co_status st = check_size(dev, src, bytes);
-    if (!st) st = check_size(dev, dst, bytes);
+    co_status st = check_size(dev, src, 0, bytes);
+    if (!st) st = check_size(dev, dst, 0, bytes);
     if (st || !bytes) return st;
     const bool stamps = d->timestamps != VK_NULL_HANDLE;
     const VkBufferCopy region = {.size = bytes};
@@ -1047,6 +1087,163 @@ co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes,
     return submit_timed(d, stamps, ms);
 }
 
+/* ---- what the compiler made of it (src/core/il.c) ---------------------- */
+
+static const char *il_formats(const co_device *dev) {
+    (void)dev;
+    return "spirv";
+}
+
+/* The kernel's SPIR-V: the module it was made from, from the cache. */
+static co_status kernel_spirv(const co_program *prog, const co_kernel *k, void **spirv,
+                              size_t *size) {
+    return co_glsl_compile(prog->name, prog->source, prog->defines, k->entry, spirv, size);
+}
+
+/* The pipeline kernel k was launched with at group `local` (and `given`
+ * bytes of CO_LOCAL, where not 0), NULL if it was not. */
+static const vk_pipe *launched(const co_kernel *k, const size_t local[3], size_t given) {
+    for (size_t i = 0; i < k->npipes; i++) {
+        const uint32_t *s = k->pipes[i].spec;
+        if (s[0] == local[0] && s[1] == local[1] && s[2] == local[2] && (!given || s[3] == given))
+            return &k->pipes[i];
+    }
+    return NULL;
+}
+
+/* The driver's statistics of executable 0 of kernel k's pipeline p (made
+ * again, capturing them): *n of them in *out (malloc'd). NULL with a
+ * reason in *why where there are none. */
+static co_status statistics(co_device *dev, const co_kernel *k, const vk_pipe *p,
+                            VkPipelineExecutableStatisticKHR **out, uint32_t *n, const char **why) {
+    vk_device *d = dev->impl;
+    *out = NULL, *n = 0, *why = NULL;
+    if (!d->GetPipelineExecutableStatistics || !d->GetPipelineExecutableProperties) {
+        *why = "the driver lacks VK_KHR_pipeline_executable_properties";
+        return CO_OK;
+    }
+    if (!p) {
+        *why = "not launched at this group size";
+        return CO_OK;
+    }
+    VkPipeline pipeline;
+    co_status st = make_pipeline(d, k, p->layout, p->spec,
+                                 VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, &pipeline);
+    if (st) return st;
+    const VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR,
+                                  .pipeline = pipeline};
+    const VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                            .pipeline = pipeline};
+    uint32_t executables = 0;
+    st = vk_check("vkGetPipelineExecutablePropertiesKHR",
+                  d->GetPipelineExecutableProperties(d->dev, &pi, &executables, NULL));
+    if (!st && !executables) *why = "the driver lists no executable for the pipeline";
+    if (!st && executables)
+        st = vk_check("vkGetPipelineExecutableStatisticsKHR",
+                      d->GetPipelineExecutableStatistics(d->dev, &ei, n, NULL));
+    if (!st && *n && !(*out = calloc(*n, sizeof **out)))
+        st = co_fail(CO_ERR_NOMEM, "out of host memory");
+    for (uint32_t i = 0; !st && i < *n; i++)
+        (*out)[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    if (!st && *n)
+        st = vk_check("vkGetPipelineExecutableStatisticsKHR",
+                      d->GetPipelineExecutableStatistics(d->dev, &ei, n, *out));
+    if (st) free(*out), *out = NULL, *n = 0;
+    vk.DestroyPipeline(d->dev, pipeline, NULL);
+    return st;
+}
+
+static bool statistic_value(const VkPipelineExecutableStatisticKHR *s, double *v) {
+    switch (s->format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: *v = s->value.b32; return true;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: *v = (double)s->value.i64; return true;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: *v = (double)s->value.u64; return true;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: *v = s->value.f64; return true;
+    default: return false;
+    }
+}
+
+/* The kernel's SPIR-V assembly, and after it, as comments, the driver's
+ * statistics for the launch (or why there are none). */
+static co_status program_text(co_device *dev, co_program *prog, co_kernel *k, const char *format,
+                              const size_t local[3], char **out) {
+    *out = NULL;
+    if (strcmp(format, "spirv") != 0)
+        return co_fail(CO_ERR_UNSUPPORTED, "Vulkan shows spirv, not '%s'", format);
+    void *spirv = NULL;
+    size_t size = 0;
+    char *text = NULL;
+    VkPipelineExecutableStatisticKHR *stats = NULL;
+    uint32_t n = 0;
+    const char *why = NULL;
+    co_status st = kernel_spirv(prog, k, &spirv, &size);
+    if (!st) st = co_spirv_text(spirv, size, &text);
+    free(spirv);
+    if (!st) st = statistics(dev, k, launched(k, local, 0), &stats, &n, &why);
+    size_t len = text ? strlen(text) + 256 : 0;
+    for (uint32_t i = 0; i < n; i++) len += 2 * VK_MAX_DESCRIPTION_SIZE + 64;
+    if (!st && !(*out = malloc(len))) st = co_fail(CO_ERR_NOMEM, "out of host memory");
+    if (!st) {
+        size_t used = (size_t)snprintf(*out, len, "%s", text);
+        if (why)
+            used +=
+                (size_t)snprintf(*out + used, len - used, "; driver statistics: none (%s)\n", why);
+        else
+            used += (size_t)snprintf(*out + used, len - used,
+                                     "; driver statistics (VK_KHR_pipeline_executable_properties, "
+                                     "groups of %zux%zux%zu):\n",
+                                     local[0], local[1], local[2]);
+        for (uint32_t i = 0; i < n; i++) {
+            double v = 0;
+            if (statistic_value(&stats[i], &v))
+                used += (size_t)snprintf(*out + used, len - used, ";   %s = %g (%s)\n",
+                                         stats[i].name, v, stats[i].description);
+        }
+    }
+    free(text);
+    free(stats);
+    return st;
+}
+
+/* The group the launch gave, the device's largest (Vulkan has no per-
+ * pipeline limit), the Workgroup variables' bytes, and what the driver
+ * says (its register count; on NVIDIA the occupancy from it). */
+static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k,
+                                  const size_t local[3], size_t dynamic_local, co_il_resources *r) {
+    void *spirv = NULL;
+    size_t size = 0;
+    co_status st = kernel_spirv(prog, k, &spirv, &size);
+    if (st) return st;
+    const uint32_t spec[4] = {(uint32_t)local[0], (uint32_t)local[1], (uint32_t)local[2],
+                              dynamic_local ? (uint32_t)dynamic_local : 4};
+    long given = 0;
+    r->shared_bytes = co_spirv_shared_bytes(spirv, size, spec, &given);
+    free(spirv);
+    r->max_group = (long)dev->info.max_work_group_size;
+    VkPipelineExecutableStatisticKHR *stats = NULL;
+    uint32_t n = 0;
+    const char *why = NULL;
+    if ((st = statistics(dev, k, launched(k, local, dynamic_local), &stats, &n, &why))) return st;
+    for (uint32_t i = 0; i < n; i++) {
+        double v = 0;
+        char name[VK_MAX_DESCRIPTION_SIZE];
+        for (size_t c = 0; c < sizeof name; c++)
+            name[c] = (char)tolower((unsigned char)stats[i].name[c]);
+        if (statistic_value(&stats[i], &v) && !strstr(name, "spill") &&
+            (strstr(name, "register") || !strcmp(name, "vgprs")))
+            r->registers = (long)v;
+    }
+    free(stats);
+    const bool nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
+    if (nvidia && r->registers >= 0) co_il_estimate_occupancy(r, &dev->info, local, dynamic_local);
+    snprintf(r->from, sizeof r->from, "SPIR-V; %s%s",
+             why ? "no driver statistics: " : "VK_KHR_pipeline_executable_properties",
+             why                           ? why
+             : nvidia && r->registers >= 0 ? ", occupancy from sm_80-90 limits"
+                                           : "");
+    return CO_OK;
+}
+
 static const co_backend vulkan_backend = {
     .name = "vulkan",
     .probe = probe,
@@ -1055,10 +1252,15 @@ static const co_backend vulkan_backend = {
     .free = buf_free,
     .upload = upload,
     .download = download,
+    .write = write_at,
+    .read = read_at,
     .build = build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
+    .il_formats = il_formats,
+    .program_text = program_text,
+    .kernel_resources = kernel_resources,
 };
 
 const co_backend *co_backend_vulkan(void) { return &vulkan_backend; }

@@ -11,6 +11,10 @@ set(_co_vk_dir ${CMAKE_CURRENT_LIST_DIR})
 find_path(COALESCE_VULKAN_INCLUDE_DIR vulkan/vulkan.h)
 find_path(COALESCE_SHADERC_INCLUDE_DIR shaderc/shaderc.h)
 find_library(COALESCE_SHADERC_LIBRARY NAMES libshaderc_combined.a shaderc_combined)
+# `coalesce il`'s disassembler: SPIRV-Tools' C API (its static library is
+# linked for shaderc already) and the SPIR-V enums.
+find_path(COALESCE_SPIRV_TOOLS_INCLUDE_DIR spirv-tools/libspirv.h)
+find_path(COALESCE_SPIRV_HEADERS_INCLUDE_DIR spirv/unified1/spirv.h)
 set(_co_vk_static glslang SPIRV MachineIndependent OSDependent OGLCompiler GenericCodeGen
                   SPIRV-Tools-opt SPIRV-Tools)
 set(_co_vk_libs "")
@@ -26,9 +30,11 @@ endforeach()
 
 set(COALESCE_HAVE_VULKAN OFF)
 if(COALESCE_VULKAN_INCLUDE_DIR AND COALESCE_SHADERC_INCLUDE_DIR AND COALESCE_SHADERC_LIBRARY
+   AND COALESCE_SPIRV_TOOLS_INCLUDE_DIR AND COALESCE_SPIRV_HEADERS_INCLUDE_DIR
    AND NOT _co_vk_missing)
   set(COALESCE_HAVE_VULKAN ON)
-  list(APPEND COALESCE_SOURCES ${_co_vk_dir}/vulkan.c ${_co_vk_dir}/shaderc.c)
+  list(APPEND COALESCE_SOURCES ${_co_vk_dir}/vulkan.c ${_co_vk_dir}/shaderc.c
+       ${_co_vk_dir}/spirv.c)
   list(APPEND COALESCE_DEFINITIONS COALESCE_HAVE_VULKAN)
   # glslang's libraries refer to one another: one group, resolved together.
   list(APPEND COALESCE_LIBS -Wl,--start-group ${COALESCE_SHADERC_LIBRARY} ${_co_vk_libs}
@@ -40,6 +46,9 @@ else()
   endif()
   if(NOT COALESCE_SHADERC_INCLUDE_DIR OR NOT COALESCE_SHADERC_LIBRARY)
     string(APPEND _co_vk_why "no shaderc (libshaderc-dev); ")
+  endif()
+  if(NOT COALESCE_SPIRV_TOOLS_INCLUDE_DIR OR NOT COALESCE_SPIRV_HEADERS_INCLUDE_DIR)
+    string(APPEND _co_vk_why "no SPIRV-Tools or SPIR-V headers (spirv-tools, spirv-headers); ")
   endif()
   if(_co_vk_missing)
     string(APPEND _co_vk_why "no static ${_co_vk_missing} (glslang-dev, spirv-tools); ")

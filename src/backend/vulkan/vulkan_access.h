@@ -33,4 +33,12 @@ co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes,
 co_status co_glsl_compile(const char *name, const char *source, const char *defines,
                           const char *entry, void **spirv, size_t *size);
 
+/* For `coalesce il` (spirv.c): a module as SPIR-V assembly (SPIRV-Tools,
+ * friendly names; *out malloc'd), and the bytes of its Workgroup variables
+ * with specialisation constants 0-2 (the group) and 3 (CO_LOCAL_BYTES) at
+ * spec[]: those of constant size returned, those sized by CO_LOCAL_BYTES
+ * in *dynamic; -1 where a size cannot be evaluated. */
+co_status co_spirv_text(const void *spirv, size_t size, char **out);
+long co_spirv_shared_bytes(const void *spirv, size_t size, const uint32_t spec[4], long *dynamic);
+
 #endif
