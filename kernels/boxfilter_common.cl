@@ -13,19 +13,29 @@
  * sums), BF_CH (channels a pixel: 1, or 4 for RGBA8; the host's format
  * table gives both); BF_NAME suffixes names (the host C, once per format). Here: the border
  * rule and the windows as spans (format-free, once), then each format's
- * types and its sums: compensated (float) or exact (uint). */
+ * types and its sums: compensated (float) or exact (uint). The GLSL twins
+ * (kernels/boxfilter.comp, CO_GLSL) include the format-free part only, so
+ * it is written in the C that is also GLSL: conditions are comparisons
+ * (BF_FALSE), casts BF_UINT. */
 
 #ifndef BF_COMMON_
 #define BF_COMMON_
 #define BF_CLAMP 0
 #define BF_REFLECT101 1
 #define BF_ZERO 2
+#ifdef CO_GLSL
+#define BF_UINT(x) uint(x)
+#define BF_FALSE false
+#else
+#define BF_UINT(x) ((uint)(x))
+#define BF_FALSE 0
+#endif
 
 /* Index p of a line of n pixels after the border rule: in [0, n), or -1
  * where the zero border reads 0. Reflect101 repeated until inside (OpenCV)
  * is periodic with period 2(n-1): computed here in closed form. */
 CO_INLINE int bf_map(int p, int n, int border) {
-    if ((uint)p < (uint)n) return p;
+    if (BF_UINT(p) < BF_UINT(n)) return p;
     if (border == BF_CLAMP) return p < 0 ? 0 : n - 1;
     if (border == BF_ZERO || n == 1) return border == BF_ZERO ? -1 : 0;
     const int period = 2 * (n - 1);
@@ -42,9 +52,12 @@ CO_INLINE int bf_map(int p, int n, int border) {
  * pixel `periods` times a whole period (the two ends once a period, the
  * others twice), then `rem` taps from tap position rem0 through bf_map. The
  * zero border keeps a..b only: its taps outside add 0. */
-typedef struct bf_span {
+struct bf_span {
     int a, b, left, right, periods, rem0, rem;
-} bf_span;
+};
+#ifndef CO_GLSL
+typedef struct bf_span bf_span; /* GLSL: the struct's name is its type */
+#endif
 
 CO_INLINE bf_span bf_window(int at, int r, int n, int border) {
     bf_span sp;
@@ -55,7 +68,7 @@ CO_INLINE bf_span bf_window(int at, int r, int n, int border) {
         sp.periods = taps / period;
         sp.rem0 = lo;
         sp.rem = taps - sp.periods * period;
-        sp.a = 0, sp.b = sp.periods ? n - 1 : -1;
+        sp.a = 0, sp.b = sp.periods != 0 ? n - 1 : -1;
         return sp;
     }
     sp.a = lo < 0 ? 0 : lo;
@@ -69,22 +82,23 @@ CO_INLINE bf_span bf_window(int at, int r, int n, int border) {
 /* Pixel p's weight among a..b: 1, or with whole reflect101 periods the
  * periods' count of it. */
 CO_INLINE int bf_span_weight(bf_span sp, int p, int n) {
-    return sp.periods ? sp.periods * (p == 0 || p == n - 1 ? 1 : 2) : 1;
+    return sp.periods != 0 ? sp.periods * (p == 0 || p == n - 1 ? 1 : 2) : 1;
 }
 /* ADD(p, k) for every pixel p of the span with its weight k. */
 #define BF_SPAN_EACH(sp, n, border, ADD)                                                      \
     do {                                                                                     \
         for (int p_ = (sp).a; p_ <= (sp).b; p_++) ADD(p_, bf_span_weight((sp), p_, (n)));    \
-        if ((sp).left) ADD(0, (sp).left);                                                    \
-        if ((sp).right) ADD((n) - 1, (sp).right);                                            \
+        if ((sp).left != 0) ADD(0, (sp).left);                                               \
+        if ((sp).right != 0) ADD((n) - 1, (sp).right);                                       \
         for (int j_ = 0; j_ < (sp).rem; j_++) ADD(bf_map((sp).rem0 + j_, (n), (border)), 1); \
-    } while (0)
+    } while (BF_FALSE)
 
 /* The row pitch, in elements, of box_ring's batch rows in local memory
  * with BF_VEC (hc columns): 4 (mod 32), so that the 16-byte reads of eight
  * rows at one column (a quarter-warp's) fall on distinct banks. */
 CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #endif
+#ifndef CO_GLSL /* the formats: kernels/boxfilter.comp has its own */
 
 #ifndef BF_NAME
 #define BF_NAME(x) x
@@ -164,3 +178,4 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #endif
 #undef BF_AT
 #define BF_AT(v, run) ((v) + (run))
+#endif /* !CO_GLSL */

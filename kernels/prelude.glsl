@@ -40,3 +40,7 @@ float co_sqrt(float x) { return float(sqrt(double(x))); }
 double co_div(double a, double b) { return a / b; }
 double co_sqrt(double x) { return sqrt(x); }
 #endif
+/* Headers shared with kernels/*.cl (#include "NAME.cl", expanded as for
+ * OpenCL) see CO_GLSL; their functions' CO_INLINE is nothing here. */
+#define CO_GLSL 1
+#define CO_INLINE

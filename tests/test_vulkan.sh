@@ -69,6 +69,17 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "collider/grid on vulkan:0: error .* is over the tolerance 1" "$tmp/err" &&
     ok || bad "one wrong ball of 1000: exit $rc, $(head -1 "$tmp/err")"
 
+# A shader takes a kernel header through #include "NAME.cl" (kernels.c expands it, from the
+# kernel directory where it is there): the box filter's border rule from boxfilter_common.cl.
+mkdir -p "$tmp/ch"
+printf '#error the header from the kernel directory\n' >"$tmp/ch/boxfilter_common.cl"
+COALESCE_KERNEL_DIR="$tmp/ch" "$CO" run boxfilter --device vulkan --variant sliding --radius 2 \
+    --width 40 --height 30 --reps 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && head -1 "$tmp/err" | grep -q "^coalesce: shader boxfilter.comp (entry box_fused) failed" &&
+    grep -q "boxfilter_common.cl:1: error: .*the header from the kernel directory" "$tmp/err" && ok ||
+    bad "boxfilter.comp with a broken boxfilter_common.cl: exit $rc, $(cat "$tmp/err")"
+
 # No driver: the loader finds none; vulkan is listed as unavailable with the reason.
 VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json "$CO" devices >"$tmp/out" 2>&1
 rc=$?

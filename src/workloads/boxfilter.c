@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/vulkan/vulkan_access.h"
 #include "core/image.h"
 #include "core/workload.h"
 #include "workloads/boxfilter.h"
@@ -105,13 +106,12 @@ typedef struct box_format {
     int max_radius;
     co_img_format img; /* the image variant's */
     box_naive_fn naive;
-    bool vulkan; /* kernels/boxfilter.comp has it */
 } box_format;
 enum { FMT_F32, FMT_RGBA8, FMT_GRAY8 };
 static const box_format box_formats[] = {
-    [FMT_F32] = {"f32", 1, false, F32_MAX_RADIUS, CO_IMG_R_F32, naive_f32, true},
-    [FMT_RGBA8] = {"rgba8", 4, true, U8_MAX_RADIUS, CO_IMG_RGBA_U8, naive_rgba8, true},
-    [FMT_GRAY8] = {"gray8", 1, true, U8_MAX_RADIUS, CO_IMG_R_U8, naive_gray8, false},
+    [FMT_F32] = {"f32", 1, false, F32_MAX_RADIUS, CO_IMG_R_F32, naive_f32},
+    [FMT_RGBA8] = {"rgba8", 4, true, U8_MAX_RADIUS, CO_IMG_RGBA_U8, naive_rgba8},
+    [FMT_GRAY8] = {"gray8", 1, true, U8_MAX_RADIUS, CO_IMG_R_U8, naive_gray8},
 };
 #define FORMAT_CHOICES "f32|rgba8|gray8"
 
@@ -465,16 +465,22 @@ static co_status run_omp(co_job *job) {
                : co_fail(CO_ERR_NOMEM, "out of host memory for the boxfilter row buffers");
 }
 
-/* ---- device variants: one kernel source for OpenCL and CUDA ---- */
+/* ---- device variants: one kernel source for OpenCL and CUDA, GLSL twins for Vulkan ---- */
 
 /* Kernel `entry` of kernels/boxfilter.cl, or for box_fused and box_ring
- * of kernels/boxfilter_fused.cl. */
+ * of kernels/boxfilter_fused.cl; on Vulkan every entry of
+ * kernels/boxfilter.comp, whose 8-bit formats read and write through 8-bit
+ * storage. */
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
+    const bool glsl = co_vulkan_is_device(job->dev);
+    if (glsl && s->fmt->u8 && !co_vulkan_has_int8(job->dev))
+        return co_fail(CO_ERR_UNSUPPORTED,
+                       "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
+                       "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
+                       s->fmt->name, job->dev->info.spec);
     char extra[640], defines[1024];
-    if (co_device_on(job->dev) == CO_ON_VULKAN && !s->fmt->vulkan)
-        return co_fail(CO_ERR_UNSUPPORTED, "boxfilter: %s has no Vulkan shader yet", s->fmt->name);
     const int n =
         snprintf(extra, sizeof extra, "-DBF_U8=%d -DBF_CH=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
                  s->fmt->u8, s->ch, first, final, more ? " " : "", more ? more : "");
@@ -482,7 +488,7 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
     co_job_defines(job, extra, defines, sizeof defines);
-    const bool fused = !strcmp(entry, "box_fused") || !strcmp(entry, "box_ring");
+    const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
     return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
 }
 
@@ -833,7 +839,8 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
     return 3;
 }
 
-/* The ring pass or not, and with NT 0 (auto) the strips' width. RING 1:
+/* The ring pass or not, and with NT 0 (auto) the strips' width; never on
+ * Vulkan (kernels/boxfilter.comp has box_fused only). RING 1:
  * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
  * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
@@ -850,7 +857,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = cpu || hist ? 128 : 256;
-    if (!co_job_param(job, "FUSE") || !ring) {
+    if (!co_job_param(job, "FUSE") || !ring || co_vulkan_is_device(job->dev)) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -1090,7 +1097,8 @@ static const co_param_def sliding_params[] = {
     {"RING", 2, 0, 2, false,
      "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where one of the shapes measured best for the radius fits with whole batches",
+     "on GPUs where one of the shapes measured best for the radius fits with whole batches "
+     "(Vulkan: vertical first always)",
      0},
     {"PF", 0, 0, 8, false,
      "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
@@ -1129,15 +1137,15 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "naive",
      .summary = "one work-item per element sums its whole window",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .run = run_naive},
     {.name = "separable",
      .summary = "horizontal pass, vertical pass, intermediate buffer",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      .run = run_separable},
     {.name = "transpose",
      .summary = "each pass writes transposed: both read along rows",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(transpose_params),
      .run = run_transpose,
      .test_params = "TILE=8"},
@@ -1148,7 +1156,7 @@ static const co_variant variants[] = {
      .run = run_image},
     {.name = "sliding",
      .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
-     .on = CO_ON_DEVICE,
+     .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(sliding_params),
      .run = run_sliding,
      .test_params =
@@ -1176,7 +1184,7 @@ const co_workload co_workload_boxfilter = {
     .summary = "(2r+1)^2 mean filter, float32, RGBA8 or gray8, clamp/reflect101/zero borders",
     CO_OPTIONS(options),
     CO_VARIANTS(variants),
-    .defaults = {"c", "omp", "sliding", "sliding"},
+    .defaults = {"c", "omp", "sliding", "sliding", "sliding"},
     .anchors = {NULL, NULL, NULL, "npp"},
     /* CPUs: c and PoCL's image variant take ~0.1 and ~0.8 s a run at 1024^2. */
     .bench_sets = "width=1024 height=1024 radius=4",
