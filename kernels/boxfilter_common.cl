@@ -38,9 +38,9 @@ CO_INLINE int bf_map(int p, int n, int border) {
     if (BF_UINT(p) < BF_UINT(n)) return p;
     if (border == BF_CLAMP) return p < 0 ? 0 : n - 1;
     if (border == BF_ZERO || n == 1) return border == BF_ZERO ? -1 : 0;
-    const int period = 2 * (n - 1);
-    int q = p % period;
-    if (q < 0) q += period;
+    /* Reflect101 is even about 0, so |p| maps as p does: GLSL leaves % of a negative
+     * undefined (NVIDIA's Vulkan differed from C there: 2026-12-02-h200-n.md, run 6). */
+    const int period = 2 * (n - 1), q = (p < 0 ? -p : p) % period;
     return q < n ? q : period - q;
 }
 

@@ -12,6 +12,8 @@ pass=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# sort in byte order, as Python's sorted does (the H200's locale ordered the names otherwise)
+export LC_ALL=C
 COALESCE_CACHE_DIR="$tmp/cache"
 export COALESCE_CACHE_DIR
 
