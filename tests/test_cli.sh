@@ -422,6 +422,13 @@ expect 3 "c over 1000000 balls x 10 steps .* use the grid variant" run collider 
     [ -s "$tmp/frames/frame_000005.png" ] && [ -s "$tmp/frames/frame_000010.png" ] && [ -s "$tmp/last.png" ] &&
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["sizes"]["balls"]==50 and r["sizes"]["steps"]==10 and r["verified"]' "$tmp/col.json" &&
     pass=$((pass + 1)) || { echo "FAIL collider --output/--frames/--image"; fail=$((fail + 1)); }
+# The f64 reference per ball holds up to 2^18 balls; beyond, a short run is checked by its
+# invariants (at 10^6 balls the perturbed runs missed 2-4 rounding-decided balls).
+"$CO" run collider --device omp --variant omp-grid --balls 262144 --width 2897 --height 2172 --steps 1 --reps 1 2>&1 |
+    grep -q "verified (f64 reference+invariants check)" &&
+    "$CO" run collider --device omp --variant omp-grid --balls 262145 --width 2897 --height 2172 --steps 1 --reps 1 2>&1 |
+    grep -q "verified (invariants check)" && pass=$((pass + 1)) ||
+    { echo "FAIL collider: the reference up to 2^18 balls, invariants beyond"; fail=$((fail + 1)); }
 # --steps 0 writes the initial state: the same for every variant and device.
 "$CO" run collider --device c --variant c --balls 30 --width 20 --height 20 --steps 0 --output "$tmp/s0a.csv" >/dev/null &&
     "$CO" run collider --device omp --variant omp-grid --balls 30 --width 20 --height 20 --steps 0 --output "$tmp/s0b.csv" >/dev/null &&
