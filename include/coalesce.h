@@ -606,8 +606,9 @@ CO_API co_status co_il_count(const char *format, const char *text, co_il_mix *ou
  * run back to back (on OpenCL and CUDA they are queued and waited for
  * once). Working memory the caller does not provide (scratch, reduce's
  * sum) is allocated on a call's first use and kept for the next: by the
- * context, up to 64 MiB an array, per device and workload (freed with
- * co_context_destroy); by a collider or ray tracer for its own steps and
+ * context, up to a sixteenth of the device's memory (at least 64 MiB) an
+ * array, per device and workload (freed with co_context_destroy); by a
+ * collider or ray tracer for its own steps and
  * frames (freed with it). Larger working memory and the packed copies of
  * strided or transposed operands are allocated per call.
  *

@@ -11,10 +11,12 @@
  * A call costs what its kernels cost and little else (bench_lib holds it
  * to co_run's kernel time): its launches are queued back to back, untimed,
  * and waited for once at its end (co_job_finish); the device memory of
- * arrays the caller does not provide is kept for the next call (up to
- * KEEP_MAX bytes an array in the context; a collider's or ray tracer's by
- * the object); the host's free memory is read only when the call takes
- * host memory. */
+ * arrays the caller does not provide is kept for the next call (in the
+ * context up to keep_max bytes an array, a sixteenth of the device's memory
+ * and at least 64 MiB: freeing and allocating reduce's 190 MB of partials
+ * cost each call 0.2-0.4 ms on the H200, 2026-12-02-h200-n.md; a collider's
+ * or ray tracer's by the object); the host's free memory is read only when
+ * the call takes host memory. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -38,7 +40,11 @@
 
 #define MAX_AUX 16
 #define MAX_TEMPS 8
-#define KEEP_MAX ((size_t)64 << 20)
+
+static size_t keep_max(const co_device *dev) {
+    const size_t floor = (size_t)64 << 20, share = dev->info.global_mem_bytes / 16;
+    return share > floor ? share : floor;
+}
 
 typedef struct api_state {
     pthread_mutex_t lock;
@@ -479,7 +485,7 @@ static co_status place(call *c, bool check) {
             co_buffer *k;
             if (c->keep)
                 x->buf = (k = kept(c, i, &st)) ? k->buf : NULL;
-            else if (x->bytes <= KEEP_MAX)
+            else if (x->bytes <= keep_max(c->dev))
                 x->buf = aux_buffer(c, i, false, &st);
             else
                 s->own_buf = !(st = c->dev->backend->alloc(c->dev, x->bytes, &x->buf));
