@@ -24,7 +24,7 @@ run: setup all
 test: setup
 	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DCOALESCE_SANITIZE=ON -DCOALESCE_WERROR=ON
 	cmake --build build-test -j $(JOBS)
-	cd build-test && ctest --output-on-failure
+	cd build-test && ctest -j $(JOBS) --output-on-failure
 
 bench: all
 	./build/coalesce bench

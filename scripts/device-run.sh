@@ -24,11 +24,12 @@ run_sweep() {
     sed 's/boxfilter --width //; s/  */ /g' "$O/sweep${2:-}.txt"
 }
 
-# test_backends WORKLOAD BACKEND VARIANT in 8 shards side by side (TIMEOUT each, default 200 s).
+# test_backends WORKLOAD BACKEND VARIANT in 8 shards side by side (TIMEOUT each, default 200 s),
+# every tunable set on every size set (COALESCE_TEST_FULL).
 run_tests() {
     local k
     for k in 0 1 2 3 4 5 6 7; do
-        timeout "${TIMEOUT:-200}" stdbuf -oL build/tests/test_backends "$1" "$2" "$3" $k/8 \
+        COALESCE_TEST_FULL=1 timeout "${TIMEOUT:-200}" stdbuf -oL build/tests/test_backends "$1" "$2" "$3" $k/8 \
             >"$O/test-$2-$3-$k.txt" 2>&1 &
     done
     wait
