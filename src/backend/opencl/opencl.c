@@ -537,10 +537,22 @@ static bool is_pocl(const co_device *dev) {
 }
 
 /* PoCL: the work-group function it compiled for the launch (wg: LLVM IR;
- * asm: its machine code) and the program's IR; NVIDIA: the binary is PTX. */
+ * asm: its machine code) and the program's IR; NVIDIA: the binary, PTX (a cubin: SASS). */
 static const char *il_formats(const co_device *dev) {
     if (is_pocl(dev)) return "wg ir asm";
-    return strstr(dev->info.vendor, "NVIDIA") ? "ptx" : "binary";
+    return strstr(dev->info.vendor, "NVIDIA") ? "ptx sass" : "binary";
+}
+
+/* A binary that is text: no NUL before its end but closing ones (NVIDIA's
+ * PTX; a driver may count the closing NUL in the size). */
+static bool binary_is_text(const unsigned char *bin, size_t size) {
+    size_t n = strlen((const char *)bin);
+    while (n < size && bin[n] == 0) n++;
+    return size > 0 && bin[0] != 0 && n == size;
+}
+
+static bool binary_is_elf(const unsigned char *bin, size_t size) {
+    return size > 4 && !memcmp(bin, "\177ELF", 4);
 }
 
 static co_status program_binary(co_program *p, unsigned char **bin, size_t *size) {
@@ -666,11 +678,22 @@ static co_status program_text(co_device *dev, co_program *p, co_kernel *k, const
     co_status st = program_binary(p, &bin, &size);
     if (st) return st;
     if (!strcmp(format, "ptx") || !strcmp(format, "binary")) {
-        if (strlen((char *)bin) != size)
-            st = co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s is not text (%zu bytes)",
-                         dev->info.spec, size);
-        else
+        if (binary_is_text(bin, size))
             *out = (char *)bin, bin = NULL;
+        else
+            st = co_fail(CO_ERR_UNSUPPORTED, "the program binary of %s is not text (%zu bytes%s)",
+                         dev->info.spec, size,
+                         binary_is_elf(bin, size) ? ", an ELF cubin: --show sass disassembles it"
+                                                  : "");
+    } else if (!strcmp(format, "sass")) {
+        static const char *const cuobjdump[] = {"cuobjdump", NULL};
+        st = binary_is_elf(bin, size)
+                 ? disassemble(cuobjdump, "SASS", "-sass", NULL, bin, size, out)
+                 : co_fail(CO_ERR_UNSUPPORTED,
+                           "SASS not available: the program binary of %s is PTX, which the "
+                           "driver compiles when it loads it (--device cuda shows the SASS of "
+                           "the same kernel)",
+                           dev->info.spec);
     } else if (!strcmp(format, "ir")) {
         size_t n = 0;
         const unsigned char *bc = poclbin_bitcode(bin, size, &n);
