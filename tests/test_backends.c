@@ -4,9 +4,8 @@
  * Also checks that verification itself fails on a wrong or unwritten result.
  * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] [VARIANT] [K/N]; "" for any of the
  * first three: every one (a variant alone: one process per variant, so that a
- * slow device's builds can run side by side; K/N: only cases K, K + N, K + 2N,
- * ... of those, one of N processes that share the cases, each case with the
- * seed it has in a whole run). COALESCE_TEST_FULL=1: every tunable set on every
+ * slow device's builds can run side by side; K/N: the K-th of N processes that
+ * share the cases, each case with the seed it has in a whole run). COALESCE_TEST_FULL=1: every tunable set on every
  * size set (see main). */
 #include <math.h>
 #include <stdint.h>
@@ -32,7 +31,11 @@ static void check(bool ok, const char *what) {
 /* Run one variant at one size with one tunable set (NULL: defaults). */
 static void run_case(co_context *ctx, size_t dev, const co_workload *wl, const co_variant *v,
                      const char *sizes, const char *params, uint64_t seed) {
-    if (case_no++ % shard_n != shard_k) return;
+    /* A case's shard from a multiplicative hash of its number: cases in turn
+     * would gather each size set's slow builds (a tunable set's place among
+     * them) in the same shard. */
+    const uint32_t hash = (uint32_t)(case_no++ * 2654435761u);
+    if ((hash >> 16) % shard_n != shard_k) return;
     char sstore[256], pstore[256], what[512];
     co_option opts[CO_MAX_KV], prm[CO_MAX_PARAMS];
     size_t nopts = co_parse_options(sizes, sstore, sizeof sstore, opts, CO_MAX_KV);
