@@ -1143,19 +1143,43 @@ static co_status program_text(co_device *dev, co_program *prog, co_kernel *k, co
     return st;
 }
 
-/* ptxas -v's figures for entry: after "Function properties for ENTRY",
- * "N bytes stack frame, N bytes spill stores, N bytes spill loads", then
- * "Used N registers, ..., N bytes smem, ...". */
-static void ptxas_figures(const char *log, const char *entry, co_il_resources *r) {
-    char key[160];
-    snprintf(key, sizeof key, "Function properties for %.100s\n", entry);
-    const char *p = log ? strstr(log, key) : NULL;
-    if (!p) return;
-    p += strlen(key);
-    const char *next = strstr(p, "Function properties for ");
-    const char *frame = strstr(p, "bytes stack frame"), *used = strstr(p, "Used ");
+/* In log, head followed by entry, then a quote where head opens one, else
+ * the line's end (blanks aside): where it starts, or NULL. */
+static const char *log_line(const char *log, const char *head, const char *entry) {
+    const size_t hl = strlen(head), el = strlen(entry);
+    const bool quoted = hl && head[hl - 1] == '\'';
+    for (const char *p = log ? strstr(log, head) : NULL; p; p = strstr(p + hl, head)) {
+        const char *rest = p + hl + el;
+        if (strncmp(p + hl, entry, el)) continue;
+        if (quoted ? *rest == '\'' : strspn(rest, " \t\r") == strcspn(rest, "\n")) return p;
+    }
+    return NULL;
+}
+
+/* ptxas -v's figures for entry. Its part of the report runs from
+ * "Compiling entry function 'ENTRY'" (or, where that line is missing,
+ * "Function properties for ENTRY") to the next entry's, and holds
+ * "N bytes stack frame, N bytes spill stores, N bytes spill loads" and
+ * "Used N registers, ..., N bytes smem, ...". The order of the lines and the
+ * entries differs between ptxas versions, so each is looked for in the part. */
+void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *r) {
+    static const char compiling[] = "Compiling entry function '",
+                      props_head[] = "Function properties for ";
+    const char *part = log_line(log, compiling, entry), *next, *props;
+    if (part) {
+        next = strstr(part + 1, compiling);
+        props = log_line(part, props_head, entry);
+        if (props && next && props > next) props = NULL;
+    } else if ((part = props = log_line(log, props_head, entry))) {
+        next = strstr(part + 1, props_head);
+    } else {
+        return;
+    }
+    /* the entry's own frame, not a called function's listed before it */
+    const char *frame = strstr(props ? props : part, "bytes stack frame");
+    const char *used = strstr(part, "Used ");
     if (frame && (!next || frame < next)) {
-        while (frame > p && frame[-1] != '\n') frame--;
+        while (frame > part && frame[-1] != '\n') frame--;
         sscanf(frame + strcspn(frame, "0123456789"),
                "%ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads",
                &r->stack_bytes, &r->spill_stores, &r->spill_loads);
@@ -1176,7 +1200,7 @@ static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k
     const cu_device *d = dev->impl;
     co_status st = il_compile(d, prog);
     if (st) return st;
-    ptxas_figures(prog->ptxas_log, k->entry, r);
+    co_cuda_ptxas_figures(prog->ptxas_log, k->entry, r);
     if (!k->fn) { /* offline: the occupancy from the architecture's limits */
         co_il_estimate_occupancy(r, &dev->info, local, dynamic_local);
         snprintf(r->from, sizeof r->from, "ptxas -v (NVRTC %s); occupancy from sm_80-90 limits",

@@ -54,6 +54,11 @@ void *co_cuda_dlopen(const char *const *names);
 typedef void (*co_cuda_fn)(void);
 co_cuda_fn co_cuda_dlsym(void *lib, const char *name);
 
+/* ptxas -v's figures for one entry of its report (NVRTC's log, made with
+ * --ptxas-options=-v): registers, stack, spills and shared memory; what the
+ * report does not say is left as it was. */
+void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *r);
+
 /* Compile one kernel source with NVRTC only (no driver, no GPU):
  * `defines` as for backend build ("-DTS=16 -DWPT=8", may be NULL or ""),
  * `arch` "sm_90" (a cubin) or "compute_90" (PTX text, NUL-terminated).
