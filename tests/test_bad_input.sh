@@ -11,13 +11,8 @@
 # Exit codes (coalesce --help): 1 wrong result or device/file/limit error,
 # 2 usage error, 3 skipped (device or variant unavailable here).
 CO=${1:?usage: test_bad_input.sh path/to/coalesce}
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 skip=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
 
 # Files that are not PNGs, and values longer than the tool's buffers.
 printf 'not a png\n' >"$tmp/notpng.png"
@@ -352,5 +347,4 @@ cl 2 "unknown variant .nope. for copy" run copy --device opencl --variant nope
 CASES
 
 [ "$skip" -eq 0 ] || echo "skipped $skip cases: no OpenCL device here, or CUDA is present"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -3,13 +3,7 @@
 # kind of bad input, the JSON fields, and the table of bench.
 # Usage: test_cli.sh path/to/coalesce
 CO=${1:?usage: test_cli.sh path/to/coalesce}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Device ceilings (coalesce peak) are kept here, not in the user's cache.
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
+. "$(dirname "$0")/harness.sh"
 
 # expect CODE PATTERN ARGS...: exit code CODE and stderr matching PATTERN
 # (grep -E) on its line "coalesce: ..."; usage errors must be one line. (An OpenCL
@@ -448,5 +442,4 @@ printf '%s\n' '# a comment' 'c c "boxfilter --width 40 --height 30 --radius 2" '
     grep -q "failed: coalesce: variant 'c' takes no parameters" "$tmp/sweep.txt" &&
     pass=$((pass + 1)) || { echo "FAIL scripts/sweep.sh: $(cat "$tmp/sweep.txt")"; fail=$((fail + 1)); }
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -8,17 +8,9 @@
 # Each path is skipped where its compiler or device is missing; exit 77
 # (skipped) where none is here.
 CO=${1:?usage: test_il.sh path/to/coalesce}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/harness.sh"
 # sort in byte order, as Python's sorted does (the H200's locale ordered the names otherwise)
 export LC_ALL=C
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
-
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # expect CODE PATTERN ARGS...: exit code and a stderr line matching PATTERN.
 expect() {
@@ -26,9 +18,9 @@ expect() {
     shift 2
     "$CO" il "$@" >"$tmp/out" 2>"$tmp/err"
     got=$?
-    if [ "$got" -ne "$code" ]; then bad "coalesce il $*: exit $got, expected $code: $(head -n 1 "$tmp/err")"
+    if [ "$got" -ne "$code" ]; then no "coalesce il $*: exit $got, expected $code: $(head -n 1 "$tmp/err")"
     elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/err"; then
-        bad "coalesce il $*: stderr '$(head -n 1 "$tmp/err")' does not match '$pattern'"
+        no "coalesce il $*: stderr '$(head -n 1 "$tmp/err")' does not match '$pattern'"
     else ok; fi
 }
 
@@ -132,7 +124,7 @@ every_variant() {
             rc=$?
             if [ $rc -eq 0 ]; then echo "$w $v" >>"$tmp/ran-$1"
             elif [ $rc -eq 2 ] && grep -Eq "runs on the host|calls a library|does not run on|no variant that runs" "$out.err"; then ok
-            else bad "il $w --variant $v --device $1: exit $rc: $(head -n 1 "$out.err")"; fi
+            else no "il $w --variant $v --device $1: exit $rc: $(head -n 1 "$out.err")"; fi
         done
     done
 }
@@ -148,7 +140,7 @@ if [ $nvrtc = yes ]; then
             entry=$(basename "$ptx" .ptx)
             entry=${entry#"$v"-}
             name=$(echo "$entry" | sed -E 's/-[0-9]+$//')
-            grep -q "\.entry $name(" "$ptx" || { bad "$w/$v: no .entry $name in $ptx"; continue; }
+            grep -q "\.entry $name(" "$ptx" || { no "$w/$v: no .entry $name in $ptx"; continue; }
             opcodes "$ptx" >"$tmp/ops"
             ldg=$(count '^ldu?(\.[a-z0-9]+)*\.global(\.|$)' "$tmp/ops")
             ldg2=$(grep -E '^ldu?(\.[a-z0-9]+)*\.global(\.|$)' "$tmp/ops" | grep -cE '\.v2(\.|$)')
@@ -172,32 +164,32 @@ shuffle $(count '^shfl(\.|$)' "$tmp/ops")
 branch $(count '^bra(\.|$)' "$tmp/ops")"
             got=$(figures "$out.json" "$entry")
             if [ "$(echo "$want" | sort)" != "$(echo "$got" | grep -v registers | sort)" ]; then
-                bad "$w/$v $entry: summary and grep differ:"
+                no "$w/$v $entry: summary and grep differ:"
                 echo "$want" | sort >"$tmp/a"; echo "$got" | grep -v registers | sort >"$tmp/b"; diff "$tmp/a" "$tmp/b"
             elif [ "$(echo "$got" | awk '$1 == "registers" {print $2}')" -le 0 ]; then
-                bad "$w/$v $entry: no register count from ptxas"
+                no "$w/$v $entry: no register count from ptxas"
             else ok; checked=$((checked + 1)); fi
         done
     done <"$tmp/ran-nvrtc"
-    [ "$checked" -ge 20 ] && ok || bad "only $checked kernels checked through NVRTC"
+    [ "$checked" -ge 20 ] && ok || no "only $checked kernels checked through NVRTC"
 
     # Seed 004's lesson: copy's scalar loads turn into 4-wide ones.
-    "$CO" il copy --device nvrtc --n 4096 --compare coalesced vec4 >"$tmp/cmp" 2>&1 || bad "--compare failed: $(cat "$tmp/cmp")"
+    "$CO" il copy --device nvrtc --n 4096 --compare coalesced vec4 >"$tmp/cmp" 2>&1 || no "--compare failed: $(cat "$tmp/cmp")"
     if grep -Eq '^global loads 4-wide +0 +1$' "$tmp/cmp" && grep -Eq '^global loads scalar +1 ' "$tmp/cmp"; then ok
-    else bad "--compare coalesced vec4 does not show 1 scalar -> 4-wide:"; cat "$tmp/cmp"; fi
+    else no "--compare coalesced vec4 does not show 1 scalar -> 4-wide:"; cat "$tmp/cmp"; fi
     # One variant, two tunable sets: the tile's shared memory grows with TS.
     "$CO" il gemm --device nvrtc --size 64 --variant tiled --compare :TS=8 :TS=16 >"$tmp/cmp" 2>&1
-    grep -Eq '^shared static \(B\) +544 +2112$' "$tmp/cmp" && ok || { bad "--compare :TS=8 :TS=16:"; cat "$tmp/cmp"; }
+    grep -Eq '^shared static \(B\) +544 +2112$' "$tmp/cmp" && ok || { no "--compare :TS=8 :TS=16:"; cat "$tmp/cmp"; }
     # Text output: the kernel's PTX and the summary.
     expect 0 "" copy --device nvrtc --variant vec4 --n 4096
-    grep -q "ld.global.nc.v4" "$tmp/out" && grep -q "^  global loads 5 scalar, 0 2-wide, 1 4-wide" "$tmp/out" && ok || bad "text output of copy/vec4"
+    grep -q "ld.global.nc.v4" "$tmp/out" && grep -q "^  global loads 5 scalar, 0 2-wide, 1 4-wide" "$tmp/out" && ok || no "text output of copy/vec4"
 
     # SASS: where cuobjdump or nvdisasm is installed, else said so.
     "$CO" il copy --device nvrtc --variant vec4 --n 4096 --show sass >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if [ $rc -eq 0 ]; then grep -q "LDG" "$tmp/out" && ok || bad "SASS without LDG"
+    if [ $rc -eq 0 ]; then grep -q "LDG" "$tmp/out" && ok || no "SASS without LDG"
     elif [ $rc -eq 2 ] && grep -q "SASS not available: no nvdisasm/cuobjdump found" "$tmp/err"; then ok
-    else bad "--show sass: exit $rc: $(cat "$tmp/err")"; fi
+    else no "--show sass: exit $rc: $(cat "$tmp/err")"; fi
 
     # Errors.
     expect 2 "unknown format 'spirv-x': nvrtc:sm_90 .* offers ptx sass" copy --device nvrtc --show spirv-x
@@ -206,7 +198,7 @@ branch $(count '^bra(\.|$)' "$tmp/ops")"
     # --format is the workload's (the box filter's f32|rgba8|gray8); il's is --show.
     expect 2 "il shows a format with --show \(--format is the workload's option\): use '--show sass'" copy --device nvrtc --format sass
     expect 0 "" boxfilter --device nvrtc --format rgba8 --show ptx --radius 3 --width 64 --height 64
-    grep -q "^kernel box_ring of kernels/boxfilter_fused.cl, built with '.*-DBF_U8=1 -DBF_CH=4 " "$tmp/out" && ok || bad "--format rgba8 did not reach the box filter: $(grep '^kernel' "$tmp/out")"
+    grep -q "^kernel box_ring of kernels/boxfilter_fused.cl, built with '.*-DBF_U8=1 -DBF_CH=4 " "$tmp/out" && ok || no "--format rgba8 did not reach the box filter: $(grep '^kernel' "$tmp/out")"
     expect 2 "--format must be one of f32,rgba8,gray8, got 'sassy'" boxfilter --device nvrtc --format sassy --width 64 --height 64
     expect 2 "variant 'omp' of copy runs on the host: its code is the host compiler's .*objdump -d" copy --device nvrtc --variant omp
     expect 2 "device 'omp' runs host code" copy --device omp
@@ -233,31 +225,31 @@ if [ $vulkan = yes ]; then
             entry=$(basename "$f" .spvasm)
             entry=${entry#"$v"-}
             grep -q '^; SPIR-V$' "$f" && grep -q ' OpEntryPoint GLCompute ' "$f" ||
-                { bad "$w/$v $entry: no SPIR-V module in $f"; continue; }
-            grep -q '^; driver statistics' "$f" || bad "$w/$v $entry: no driver statistics line in $f"
+                { no "$w/$v $entry: no SPIR-V module in $f"; continue; }
+            grep -q '^; driver statistics' "$f" || no "$w/$v $entry: no driver statistics line in $f"
             if [ "$(spirv_counts "$f")" = "$(figures "$out.json" "$entry" | grep -v registers | sort)" ]; then
                 ok; checked=$((checked + 1))
             else
-                bad "$w/$v $entry: summary and the count of $f differ:"
+                no "$w/$v $entry: summary and the count of $f differ:"
                 spirv_counts "$f" >"$tmp/a"; figures "$out.json" "$entry" | grep -v registers | sort >"$tmp/b"
                 diff "$tmp/a" "$tmp/b"
             fi
         done
-        ls "$out"/*.program.* >/dev/null 2>&1 && bad "$w/$v: a .program file for SPIR-V"
+        ls "$out"/*.program.* >/dev/null 2>&1 && no "$w/$v: a .program file for SPIR-V"
     done <"$tmp/ran-vulkan"
-    [ "$checked" -ge 12 ] && ok || bad "only $checked Vulkan kernels checked"
+    [ "$checked" -ge 12 ] && ok || no "only $checked Vulkan kernels checked"
 
     # Seed 004's lesson on Vulkan: copy's scalar loads turn 4-wide (the one
     # scalar load left in vec4 is the tail's).
-    "$CO" il copy --device vulkan --n 4096 --compare coalesced vec4 >"$tmp/cmp" 2>&1 || bad "--compare failed: $(cat "$tmp/cmp")"
+    "$CO" il copy --device vulkan --n 4096 --compare coalesced vec4 >"$tmp/cmp" 2>&1 || no "--compare failed: $(cat "$tmp/cmp")"
     if grep -Eq '^global loads 4-wide +0 +1$' "$tmp/cmp" && grep -Eq '^global stores 4-wide +0 +1$' "$tmp/cmp" &&
         grep -Eq '^global loads scalar +1 +1$' "$tmp/cmp"; then ok
-    else bad "--compare coalesced vec4 on vulkan does not show the 4-wide load:"; cat "$tmp/cmp"; fi
-    grep -q ' OpLoad %v4float ' "$tmp/il-vulkan/copy-vec4/vec4-copy_vec4.spvasm" && ok || bad "copy_vec4's SPIR-V has no vec4 load"
+    else no "--compare coalesced vec4 on vulkan does not show the 4-wide load:"; cat "$tmp/cmp"; fi
+    grep -q ' OpLoad %v4float ' "$tmp/il-vulkan/copy-vec4/vec4-copy_vec4.spvasm" && ok || no "copy_vec4's SPIR-V has no vec4 load"
     # The tiled GEMM's shared memory from its Workgroup variables: two tiles, one padded.
     "$CO" il gemm --device vulkan --size 64 --variant tiled --compare :TS=8 :TS=16 >"$tmp/cmp" 2>&1
-    grep -Eq '^shared static \(B\) +544 +2112$' "$tmp/cmp" && ok || { bad "gemm tiled --compare :TS=8 :TS=16:"; cat "$tmp/cmp"; }
-    grep -Eq '^barriers +2 +2$' "$tmp/cmp" && ok || bad "gemm tiled: not 2 barriers"
+    grep -Eq '^shared static \(B\) +544 +2112$' "$tmp/cmp" && ok || { no "gemm tiled --compare :TS=8 :TS=16:"; cat "$tmp/cmp"; }
+    grep -Eq '^barriers +2 +2$' "$tmp/cmp" && ok || no "gemm tiled: not 2 barriers"
     # Shared arrays sized by specialisation constants, evaluated at the launch:
     # 256 floats and 4x3 vec4s at groups of 256 (1216 B); the one sized by
     # CO_LOCAL_BYTES is local memory given at launch, not static.
@@ -281,21 +273,21 @@ void main() {
 #endif
 EOF
     COALESCE_KERNEL_DIR="$tmp/spec" expect 0 "" copy --device vulkan --variant vec4 --n 4096
-    grep -q "^  resources:.* 1216 B static shared/local" "$tmp/out" && ok || bad "spec-sized shared arrays: $(grep resources "$tmp/out")"
+    grep -q "^  resources:.* 1216 B static shared/local" "$tmp/out" && ok || no "spec-sized shared arrays: $(grep resources "$tmp/out")"
     # reduce's subgroup variant: its subgroupAdd()s are the shuffles.
     expect 0 "" reduce --device vulkan --variant subgroup --n 100000 --json
     python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['results'][0]['kernels'][0]; sys.exit(not (k['mix']['shuffle'] > 0 and k['shared_bytes'] >= 4 * 256))" "$tmp/out" &&
-        ok || bad "reduce subgroup: no shuffles or no shared memory in $(cat "$tmp/out")"
+        ok || no "reduce subgroup: no shuffles or no shared memory in $(cat "$tmp/out")"
 
     # Text output: the module, the statistics (or why none), the summary.
     expect 0 "" copy --device vulkan --variant vec4 --n 4096
-    grep -q "^kernel copy_vec4 of kernels/copy.comp" "$tmp/out" && ok || bad "text output names no .comp"
+    grep -q "^kernel copy_vec4 of kernels/copy.comp" "$tmp/out" && ok || no "text output names no .comp"
     if grep -q '^; driver statistics (VK_KHR_pipeline_executable_properties' "$tmp/out"; then
-        grep -q "^  resources: .*VK_KHR_pipeline_executable_properties" "$tmp/out" && ok || bad "statistics shown but not used"
+        grep -q "^  resources: .*VK_KHR_pipeline_executable_properties" "$tmp/out" && ok || no "statistics shown but not used"
     else
         grep -q '^; driver statistics: none (the driver lacks VK_KHR_pipeline_executable_properties)' "$tmp/out" &&
             grep -q "^  resources: 0 B static shared/local, max group [0-9]*, (SPIR-V; no driver statistics" "$tmp/out" && ok ||
-            bad "no statistics and no reason: $(grep -e '^; driver' -e resources "$tmp/out")"
+            no "no statistics and no reason: $(grep -e '^; driver' -e resources "$tmp/out")"
     fi
 
     # Errors: an unknown format names those offered, a format Vulkan lacks,
@@ -317,16 +309,15 @@ if grep -q "Portable Computing Language" "$tmp/devices"; then
     wg="$tmp/pocl/vec4-copy_vec4.ll"
     v4=$(grep -cE '= load <(4|8|16) x |store <(4|8|16) x |@llvm\.masked\.(load|store)\.v(4|8|16)' "$wg")
     got=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['results'][0]['kernels'][0]['mix']; print(m['ld_global'][2]+m['st_global'][2])" "$tmp/out")
-    [ "$v4" -gt 0 ] && [ "$v4" = "$got" ] && ok || bad "PoCL wg: $got 4-wide in the summary, $v4 by grep in $wg"
-    grep -q "^define .*@_pocl_kernel_copy_vec4(" "$wg" && ok || bad "PoCL wg text lacks the kernel"
+    [ "$v4" -gt 0 ] && [ "$v4" = "$got" ] && ok || no "PoCL wg: $got 4-wide in the summary, $v4 by grep in $wg"
+    grep -q "^define .*@_pocl_kernel_copy_vec4(" "$wg" && ok || no "PoCL wg text lacks the kernel"
     expect 0 "" copy --device opencl:cpu --variant vec4 --n 4096 --show asm
-    grep -q "_pocl_kernel_copy_vec4" "$tmp/out" && ok || bad "PoCL asm lacks the kernel"
+    grep -q "_pocl_kernel_copy_vec4" "$tmp/out" && ok || no "PoCL asm lacks the kernel"
     expect 0 "" gemm --device opencl:cpu --variant tiled --size 64
-    grep -q "max group .*preferred multiple" "$tmp/out" && ok || bad "PoCL resources missing"
+    grep -q "max group .*preferred multiple" "$tmp/out" && ok || no "PoCL resources missing"
     expect 2 "no format 'ptx': opencl:[0-9]+ .* offers wg ir asm" copy --device opencl:cpu --show ptx
     expect 2 "no format 'spirv': opencl:[0-9]+ .* offers wg ir asm" copy --device opencl:cpu --show spirv
 fi
 
-echo "il: $pass passed, $fail failed"
 [ "$paths" -gt 0 ] || { echo "skipped: no NVRTC, Vulkan device or PoCL here"; exit 77; }
-[ "$fail" -eq 0 ]
+summary il

@@ -5,14 +5,7 @@
 # --force; a cache that cannot be written said so, with why.
 # Usage: test_peak.sh path/to/coalesce
 CO=${1:?usage: test_peak.sh path/to/coalesce}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/harness.sh"
 
 # Measured: levels smallest first, DRAM last, each with figures, spreads and
 # a date, in peak --json and in the text.
@@ -144,5 +137,4 @@ COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" run copy --device c --n 1024 --reps
     grep -q "measured the ceilings of c first (not kept: cannot write /proc/coalesce-nope/peak.json: No such file or directory)" "$tmp/n.err" &&
     ok || no "run with an unwritable cache: $(cat "$tmp/n.err")"
 
-echo "test_peak: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary test_peak

@@ -7,13 +7,7 @@
 #   test_results.sh path/to/coalesce SOURCE_DIR
 CO=${1:?usage: test_results.sh path/to/coalesce SOURCE_DIR}
 SRC=${2:?usage: test_results.sh path/to/coalesce SOURCE_DIR}
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/harness.sh"
 valid() { python3 "$SRC/tests/check_results.py" "$SRC/docs/results.schema.json" "$@"; }
 py() { python3 -c "$@"; }
 
@@ -167,5 +161,4 @@ done
     grep -Eq "TS +tile edge.*1\.\.512, default 16" "$tmp/list.txt" && ok || no "list gemm: $(head -20 "$tmp/list.txt")"
 "$CO" list nope 2>"$tmp/err"; [ $? -eq 2 ] && grep -q "unknown workload 'nope'" "$tmp/err" && ok || no "list nope"
 
-echo "results: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary results

@@ -7,14 +7,7 @@
 # bad input.
 # Usage: test_tune.sh path/to/coalesce
 CO=${1:?usage: test_tune.sh path/to/coalesce}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
-ok() { pass=$((pass + 1)); }
-no() { echo "FAIL $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/harness.sh"
 DB="$COALESCE_CACHE_DIR/tune.json"
 SRC=$(dirname "$0")/..
 # A document against docs/results.schema.json (skipped without python3-jsonschema).
@@ -253,5 +246,4 @@ echo '[1, 2]' >"$tmp/bad.json"
 [ $? -eq 1 ] && grep -q "cannot import $tmp/bad.json: it is valid JSON but not a coalesce file" "$tmp/b.err" && ok ||
     no "import of a foreign file: $(cat "$tmp/b.err")"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary

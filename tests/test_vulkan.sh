@@ -6,15 +6,7 @@
 # no Vulkan device is present.
 # Usage: test_vulkan.sh path/to/coalesce
 CO=${1:?usage: test_vulkan.sh path/to/coalesce}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-COALESCE_CACHE_DIR="$tmp/cache"
-export COALESCE_CACHE_DIR
-
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/harness.sh"
 
 "$CO" devices >"$tmp/devices" 2>&1
 if ! grep -q '^vulkan:0 ' "$tmp/devices"; then
@@ -22,19 +14,19 @@ if ! grep -q '^vulkan:0 ' "$tmp/devices"; then
     exit 77
 fi
 grep -q 'maxComputeWorkGroupInvocations [0-9]*, maxComputeWorkGroupSize [0-9]*x[0-9]*x[0-9]*, maxComputeWorkGroupCount .*maxComputeSharedMemorySize [0-9]* B, subgroup [0-9]* (.*), timestampPeriod' \
-    "$tmp/devices" && ok || bad "devices shows no Vulkan limits: $(grep -A5 '^vulkan:0' "$tmp/devices")"
+    "$tmp/devices" && ok || no "devices shows no Vulkan limits: $(grep -A5 '^vulkan:0' "$tmp/devices")"
 "$CO" devices --json | grep -q '"limits": "Vulkan: maxComputeWorkGroupInvocations' && ok ||
-    bad "devices --json has no Vulkan limits"
+    no "devices --json has no Vulkan limits"
 
 # A run compiles through shaderc and keeps the SPIR-V; the second run reads it.
 "$CO" run copy --device vulkan --variant vec4 --n 1001 --reps 1 >"$tmp/out" 2>&1 && ok ||
-    bad "copy vec4 on vulkan: $(tail -1 "$tmp/out")"
+    no "copy vec4 on vulkan: $(tail -1 "$tmp/out")"
 n=$(ls "$tmp/cache/vulkan" 2>/dev/null | wc -l)
-[ "$n" -ge 1 ] && ok || bad "no SPIR-V kept in the cache directory (cache/vulkan: $n files)"
+[ "$n" -ge 1 ] && ok || no "no SPIR-V kept in the cache directory (cache/vulkan: $n files)"
 magic=$(printf '\003\002\043\007') # SPIR-V's magic number, little-endian
-cat "$tmp/cache/vulkan/"*.bin | grep -q "$magic" && ok || bad "the cache entry holds no SPIR-V"
+cat "$tmp/cache/vulkan/"*.bin | grep -q "$magic" && ok || no "the cache entry holds no SPIR-V"
 "$CO" run copy --device vulkan --variant vec4 --n 1001 --reps 1 >"$tmp/out" 2>&1 && ok ||
-    bad "copy vec4 from the SPIR-V cache: $(tail -1 "$tmp/out")"
+    no "copy vec4 from the SPIR-V cache: $(tail -1 "$tmp/out")"
 
 # A shader that does not compile: exit 1, our line first, shaderc's log after it.
 mkdir -p "$tmp/kernels"
@@ -42,11 +34,11 @@ printf '#if defined(ENTRY_copy_vec4)\nvoid main() { undefined_thing = 1; }\n#end
 COALESCE_KERNEL_DIR="$tmp/kernels" "$CO" run copy --device vulkan --variant vec4 --n 100 \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -eq 1 ] && ok || bad "a broken shader exits $rc, expected 1"
+[ $rc -eq 1 ] && ok || no "a broken shader exits $rc, expected 1"
 head -1 "$tmp/err" | grep -q "^coalesce: shader copy.comp (entry copy_vec4) failed to build (shaderc" && ok ||
-    bad "a broken shader's first line: $(head -1 "$tmp/err")"
+    no "a broken shader's first line: $(head -1 "$tmp/err")"
 grep -q "copy.comp:2: error: 'undefined_thing'" "$tmp/err" && ok ||
-    bad "a broken shader's log names the file and line: $(cat "$tmp/err")"
+    no "a broken shader's log names the file and line: $(cat "$tmp/err")"
 
 # An entry point the shader lacks is a build error too, not a crash.
 printf '#if defined(ENTRY_copy_other)\nvoid main() {}\n#endif\n' >"$tmp/kernels/copy.comp"
@@ -54,7 +46,7 @@ COALESCE_KERNEL_DIR="$tmp/kernels" "$CO" run copy --device vulkan --variant vec4
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "failed to build" "$tmp/err" && ok ||
-    bad "a shader without the entry: exit $rc, $(head -1 "$tmp/err")"
+    no "a shader without the entry: exit $rc, $(head -1 "$tmp/err")"
 
 # The collider's reference check holds on a device: a shader that moves one ball's velocity by
 # 5% of the top speed a step is a wrong result (the balls it leaves out as sensitive to rounding
@@ -62,12 +54,12 @@ rc=$?
 mkdir -p "$tmp/wrong"
 sed 's|    o\[2 \* n + at\] = vx;|    o[2 * n + at] = at == 500 ? vx + 0.05 : vx;|' \
     "$(dirname "$0")/../kernels/collider.comp" >"$tmp/wrong/collider.comp"
-grep -q "at == 500" "$tmp/wrong/collider.comp" && ok || bad "the wrong collider shader was not made"
+grep -q "at == 500" "$tmp/wrong/collider.comp" && ok || no "the wrong collider shader was not made"
 COALESCE_KERNEL_DIR="$tmp/wrong" "$CO" run collider --device vulkan --variant grid --balls 1000 \
     --width 80 --height 60 --steps 10 --reps 1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "collider/grid on vulkan:0: error .* is over the tolerance 1" "$tmp/err" &&
-    ok || bad "one wrong ball of 1000: exit $rc, $(head -1 "$tmp/err")"
+    ok || no "one wrong ball of 1000: exit $rc, $(head -1 "$tmp/err")"
 
 # A shader takes a kernel header through #include "NAME.cl" (kernels.c expands it, from the
 # kernel directory where it is there): the box filter's border rule from boxfilter_common.cl.
@@ -78,50 +70,49 @@ COALESCE_KERNEL_DIR="$tmp/ch" "$CO" run boxfilter --device vulkan --variant slid
 rc=$?
 [ $rc -eq 1 ] && head -1 "$tmp/err" | grep -q "^coalesce: shader boxfilter.comp (entry box_fused) failed" &&
     grep -q "boxfilter_common.cl:1: error: .*the header from the kernel directory" "$tmp/err" && ok ||
-    bad "boxfilter.comp with a broken boxfilter_common.cl: exit $rc, $(cat "$tmp/err")"
+    no "boxfilter.comp with a broken boxfilter_common.cl: exit $rc, $(cat "$tmp/err")"
 
 # No driver: the loader finds none; vulkan is listed as unavailable with the reason.
 VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json "$CO" devices >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '^vulkan *unavailable: Vulkan: ' "$tmp/out" && ok ||
-    bad "without a driver: exit $rc, $(grep vulkan "$tmp/out")"
+    no "without a driver: exit $rc, $(grep vulkan "$tmp/out")"
 VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json "$CO" run copy --device vulkan \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q "device 'vulkan' is unavailable: Vulkan: " "$tmp/err" && ok ||
-    bad "run on vulkan without a driver: exit $rc, $(head -1 "$tmp/err")"
+    no "run on vulkan without a driver: exit $rc, $(head -1 "$tmp/err")"
 
 # Device specs: vulkan:N past the last is a skip (3), a malformed one a usage error (2).
 "$CO" run copy --device vulkan:99 >/dev/null 2>&1
 rc=$?
-[ $rc -eq 3 ] && ok || bad "--device vulkan:99 exits $rc, expected 3"
+[ $rc -eq 3 ] && ok || no "--device vulkan:99 exits $rc, expected 3"
 "$CO" run copy --device vulkan:x >/dev/null 2>&1
 rc=$?
-[ $rc -eq 2 ] && ok || bad "--device vulkan:x exits $rc, expected 2"
+[ $rc -eq 2 ] && ok || no "--device vulkan:x exits $rc, expected 2"
 "$CO" run copy --device "vulkan:$(grep -c '^vulkan:' "$tmp/devices" | awk '{print $1 - 1}')" --n 64 \
-    --reps 1 >/dev/null 2>&1 && ok || bad "the last vulkan:N does not run"
+    --reps 1 >/dev/null 2>&1 && ok || no "the last vulkan:N does not run"
 "$CO" run reduce --device vulkan --variant shuffle >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q "does not run on vulkan:0 (it runs on cuda)" "$tmp/err" && ok ||
-    bad "reduce/shuffle on vulkan: exit $rc, $(head -1 "$tmp/err")"
+    no "reduce/shuffle on vulkan: exit $rc, $(head -1 "$tmp/err")"
 # The anchor: vkCmdCopyBuffer, timed by timestamps.
 "$CO" run copy --device vulkan --variant api --n 1000 --reps 1 >"$tmp/out" 2>&1 && ok ||
-    bad "copy/api (vkCmdCopyBuffer) on vulkan: $(tail -1 "$tmp/out")"
+    no "copy/api (vkCmdCopyBuffer) on vulkan: $(tail -1 "$tmp/out")"
 
 # More groups than maxComputeWorkGroupCount: dispatches from base groups (x for copy, x and y
 # for grayscale), verified; a shader that reads gl_NumWorkGroups is refused (a limit, exit 1)
 # rather than split into a wrong answer.
 "$CO" run copy --device vulkan --variant coalesced --local 64 --n 5000001 --reps 1 >"$tmp/out" 2>&1 &&
-    ok || bad "copy over 78126 groups: $(tail -1 "$tmp/out")"
+    ok || no "copy over 78126 groups: $(tail -1 "$tmp/out")"
 "$CO" run grayscale --device vulkan --variant coalesced --local 1x1 --width 3 --height 70000 \
-    --reps 1 >"$tmp/out" 2>&1 && ok || bad "grayscale over 70000 rows of groups: $(tail -1 "$tmp/out")"
+    --reps 1 >"$tmp/out" 2>&1 && ok || no "grayscale over 70000 rows of groups: $(tail -1 "$tmp/out")"
 if grep -q 'maxComputeWorkGroupCount 65535x' "$tmp/devices"; then
     "$CO" run reduce --device vulkan --variant multi --param WG=32 --param GROUPS=70000 \
         --n 16777216 --reps 1 >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 1 ] && grep -q "reads gl_NumWorkGroups, so its dispatch cannot be split" "$tmp/err" &&
-        ok || bad "reduce/multi over 65535 groups: exit $rc, $(head -1 "$tmp/err")"
+        ok || no "reduce/multi over 65535 groups: exit $rc, $(head -1 "$tmp/err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
