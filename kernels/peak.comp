@@ -14,55 +14,72 @@
     const uint step = co_global_size(0), end = n4;                                          \
     uint i = gl_GlobalInvocationID.x;
 #endif
+/* Each kernel streams its buffer args.reps times (a cache level: a buffer
+ * that fits, passed over often enough to time well), each pass rotated by
+ * args.rot elements (0 on CPUs; kernels/peak.cl says why, and why the
+ * rotation stays where it is 0). */
+#define PEAK_AT(k) ((k) + off_ < args.n4 ? (k) + off_ : (k) + off_ - args.n4)
+#define PEAK_PASSES                                                                        \
+    for (uint r_ = 0u, off_ = 0u; r_ < args.reps;                                          \
+         r_++, off_ = off_ + args.rot < args.n4 ? off_ + args.rot : off_ + args.rot - args.n4)
 
 #if defined(ENTRY_peak_copy)
-layout(push_constant) uniform Args { uint n4; } args;
+layout(push_constant) uniform Args { uint n4; uint reps; uint rot; } args;
 CO_BUFFER(0, readonly, vec4, src)
 CO_BUFFER(1, writeonly, vec4, dst)
 void main() {
-    PEAK_RANGE(args.n4)
-    for (; i + 3 * step < end; i += 4 * step) {
-        const vec4 a = src[i], b = src[i + step], c = src[i + 2 * step], d = src[i + 3 * step];
-        dst[i] = a;
-        dst[i + step] = b;
-        dst[i + 2 * step] = c;
-        dst[i + 3 * step] = d;
+    PEAK_PASSES {
+        PEAK_RANGE(args.n4)
+        for (; i + 3 * step < end; i += 4 * step) {
+            const uint i0 = PEAK_AT(i), i1 = PEAK_AT(i + step);
+            const uint i2 = PEAK_AT(i + 2 * step), i3 = PEAK_AT(i + 3 * step);
+            const vec4 a = src[i0], b = src[i1], c = src[i2], d = src[i3];
+            dst[i0] = a;
+            dst[i1] = b;
+            dst[i2] = c;
+            dst[i3] = d;
+        }
+        for (; i < end; i += step) dst[PEAK_AT(i)] = src[PEAK_AT(i)];
     }
-    for (; i < end; i += step) dst[i] = src[i];
 }
 
 #elif defined(ENTRY_peak_read)
-layout(push_constant) uniform Args { uint n4; float never; } args;
+layout(push_constant) uniform Args { uint n4; float never; uint reps; uint rot; } args;
 CO_BUFFER(0, readonly, vec4, src)
 CO_BUFFER(1, writeonly, float, outv)
 float sum4(const vec4 v) { return (v.x + v.y) + (v.z + v.w); }
 void main() {
-    PEAK_RANGE(args.n4)
     float s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    for (; i + 3 * step < end; i += 4 * step) {
-        s0 += sum4(src[i]);
-        s1 += sum4(src[i + step]);
-        s2 += sum4(src[i + 2 * step]);
-        s3 += sum4(src[i + 3 * step]);
+    PEAK_PASSES {
+        PEAK_RANGE(args.n4)
+        for (; i + 3 * step < end; i += 4 * step) {
+            s0 += sum4(src[PEAK_AT(i)]);
+            s1 += sum4(src[PEAK_AT(i + step)]);
+            s2 += sum4(src[PEAK_AT(i + 2 * step)]);
+            s3 += sum4(src[PEAK_AT(i + 3 * step)]);
+        }
+        for (; i < end; i += step) s0 += sum4(src[PEAK_AT(i)]);
     }
-    for (; i < end; i += step) s0 += sum4(src[i]);
     const float s = (s0 + s1) + (s2 + s3);
     if (s == args.never) outv[0] = s; /* never: the loads cannot be dropped */
 }
 
 #elif defined(ENTRY_peak_write)
-layout(push_constant) uniform Args { uint n4; float value; } args;
+layout(push_constant) uniform Args { uint n4; float value; uint reps; uint rot; } args;
 CO_BUFFER(0, writeonly, vec4, dst)
+/* dst = value + pass: every pass stores other values, so none is dead. */
 void main() {
-    PEAK_RANGE(args.n4)
-    const vec4 v = vec4(args.value);
-    for (; i + 3 * step < end; i += 4 * step) {
-        dst[i] = v;
-        dst[i + step] = v;
-        dst[i + 2 * step] = v;
-        dst[i + 3 * step] = v;
+    PEAK_PASSES {
+        PEAK_RANGE(args.n4)
+        const vec4 v = vec4(args.value + float(r_));
+        for (; i + 3 * step < end; i += 4 * step) {
+            dst[PEAK_AT(i)] = v;
+            dst[PEAK_AT(i + step)] = v;
+            dst[PEAK_AT(i + 2 * step)] = v;
+            dst[PEAK_AT(i + 3 * step)] = v;
+        }
+        for (; i < end; i += step) dst[PEAK_AT(i)] = v;
     }
-    for (; i < end; i += step) dst[i] = v;
 }
 
 #elif defined(ENTRY_peak_fma)

@@ -28,6 +28,19 @@ PY
     grep -q "measured 20[0-9-]* [0-9:]* UTC" "$tmp/p1.txt" && grep -q "^kept in $tmp/cache/peak.json" "$tmp/p1.txt" &&
     ok || no "peak text: $(cat "$tmp/p1.txt")"
 
+# Every device's cache levels stream within a plausible factor of its DRAM
+# (a kernel that made one pass where it was asked for many gave lavapipe an
+# L2 of 8.6e8 GB/s, 1e8 times its DRAM).
+"$CO" peak --device all --json >"$tmp/pa.json" 2>"$tmp/pa.err" &&
+    python3 - "$tmp/pa.json" <<'PY' && ok || no "peak --device all: levels against DRAM: $(cat "$tmp/pa.err")"
+import json, sys
+for p in json.load(open(sys.argv[1]))["results"]:
+    lv = p["levels"]
+    for l in lv[:-1]:
+        for k in ("copy_gbps", "read_gbps", "write_gbps"):
+            assert 0 < lv[-1][k] and l[k] <= 64 * lv[-1][k], (p["device"]["spec"], l["name"], k, l[k], lv[-1][k])
+PY
+
 # Kept ceilings far above what this machine measures (as if the kept ones
 # were measured on an idle machine and this one is busy), with levels of
 # known sizes: peak keeps them, says so, and the file is untouched.
