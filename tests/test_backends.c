@@ -5,8 +5,8 @@
  * Usage: test_backends [WORKLOAD] [DEVICE-SPEC] [VARIANT] [K/N]; "" for any of the
  * first three: every one (a variant alone: one process per variant, so that a
  * slow device's builds can run side by side; K/N: the K-th of N processes that
- * share the cases, each case with the seed it has in a whole run). COALESCE_TEST_FULL=1: every tunable set on every
- * size set (see main). */
+ * share the cases, each case with the seed it has in a whole run).
+ * COALESCE_TEST_FULL=1: every tunable set on every size set (see main). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
      * every size set where they are at most three (COALESCE_TEST_FULL=1: always,
      * as on the GPU machine), else each on every stride-th size set, the sets
      * offset by their index, so that every size set meets about three of them
-     * and every tunable set meets sizes of every format. */
+     * and each tunable set's sizes are spread over the whole list. */
     const bool full = getenv("COALESCE_TEST_FULL") && atoi(getenv("COALESCE_TEST_FULL")) > 0;
     co_context *ctx;
     if (co_context_create(&ctx) != CO_OK) {
