@@ -99,9 +99,10 @@ if has gemm; then
     bench gemm gemm --device "$gpus$host" --set "size=1024" --set "size=2048" --set "size=4096" \
         --set "size=8192" --set "m=3000 n=5000 k=2000"
 fi
-if has gemm-big; then # the headline sizes alone, best variants and anchors
-    bench gemm-big gemm --device "$gpus" --variant reg2d,clblast,cublas --set "size=4096" \
-        --set "size=8192"
+if has gemm-big; then # the GPU goals' shapes (issue 34), best variants and anchors
+    bench gemm-big gemm --device "$gpus" --variant warp,reg2d,clblast,cublas --set "size=4096" \
+        --set "size=8192" --set "m=4097 n=4095 k=4093" --set "m=3000 n=5000 k=2000" \
+        --set "size=1000" --set "size=512"
 fi
 if has memory; then
     bench copy copy --device "$gpus${cpus:+,$cpus}" --set "n=268435456"
