@@ -99,7 +99,8 @@ done
     ok || no "bench table names the level: $(cat "$tmp/b.txt")"
 
 # Over the ceiling: a reason is printed under the row, and is in the JSON.
-sed 's/"level2_copy_gbps": 1000/"level2_copy_gbps": 0.001/' "$tmp/kept.json" >"$COALESCE_CACHE_DIR/peak.json"
+sed 's/"level0_copy_gbps": 3000/"level0_copy_gbps": 0.003/; s/"level1_copy_gbps": 2000/"level1_copy_gbps": 0.002/
+     s/"level2_copy_gbps": 1000/"level2_copy_gbps": 0.001/' "$tmp/kept.json" >"$COALESCE_CACHE_DIR/peak.json"
 "$CO" bench copy --device c --variant c --set "n=4194304" --reps 1 >"$tmp/b.txt" 2>&1 &&
     grep -Eq " [0-9.]+%\* +copy \(DRAM\) " "$tmp/b.txt" && grep -q "^  \* over the ceiling" "$tmp/b.txt" &&
     ok || no "a row over its ceiling without a reason: $(cat "$tmp/b.txt")"
@@ -117,6 +118,14 @@ p, f = json.load(open(sys.argv[1]))["results"][0], json.load(open(sys.argv[2]))[
 assert not p["kept_older"] and p["copy_gbps"] < 1000 and p["measured"] > 1700000000, p
 assert f["copy_gbps"] == round(p["copy_gbps"], 4) or abs(f["copy_gbps"] - p["copy_gbps"]) < 1e-6 * p["copy_gbps"], (f, p)
 PY
+
+# Kept figures no device has (a cache level 1e6 times its DRAM: what a kernel
+# that skipped its passes measured) are not kept: measured again, no --force.
+sed 's/"level0_copy_gbps": 3000/"level0_copy_gbps": 3e9/' "$tmp/kept.json" >"$COALESCE_CACHE_DIR/peak.json"
+"$CO" peak --device c --json >"$tmp/p4.json" 2>"$tmp/p4.err" &&
+    ! grep -q "kept the ceilings" "$tmp/p4.err" &&
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["results"][0]; assert not p["kept_older"] and p["levels"][0]["copy_gbps"] < 1e6, p' "$tmp/p4.json" &&
+    ok || no "an implausible kept ceiling was kept: $(cat "$tmp/p4.err" "$tmp/p4.json")"
 
 # peak.json reformatted (indented, keys reordered: as an editor or jq
 # writes it) is read as it was, not taken for a missing file: run measures
