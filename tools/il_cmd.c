@@ -235,14 +235,8 @@ static cJSON *counts(const unsigned *v, int n) {
 }
 
 /* One report as a result of kind "il" (docs/results-format.md). */
-static cJSON *il_json(const co_il_report *r) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "kind", "il");
-    cJSON_AddStringToObject(o, "workload", r->workload);
-    cJSON_AddStringToObject(o, "variant", r->variant);
-    cJSON *dev = cJSON_AddObjectToObject(o, "device");
-    cJSON_AddStringToObject(dev, "spec", r->device);
-    cJSON_AddStringToObject(dev, "name", r->device_name);
+static cJSON *il_json(const co_context *ctx, const co_il_report *r) {
+    cJSON *o = results_head(ctx, "il", r->workload, r->variant, r->device, r->device_name);
     cJSON_AddStringToObject(o, "format", r->format);
     cJSON_AddStringToObject(o, "params", r->params);
     cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
@@ -302,7 +296,7 @@ static cJSON *il_json(const co_il_report *r) {
 static void print_json(FILE *out, const co_context *ctx, size_t dev, bool on_device,
                        const co_il_report *const *r, size_t n) {
     cJSON *doc = results_doc("il", results_meta(ctx, &dev, on_device ? 1 : 0));
-    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(results_array(doc), il_json(r[i]));
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(results_array(doc), il_json(ctx, r[i]));
     if (!results_print(out, doc)) fprintf(stderr, "coalesce: out of memory\n");
     cJSON_Delete(doc);
 }

@@ -160,9 +160,8 @@ static bool ran(const report_row *row) {
     return row->status == CO_OK || row->status == CO_ERR_VERIFY;
 }
 
-/* A result's kind and identity: workload, variant, device {spec, name, backend}. */
-static cJSON *result_head(const co_context *ctx, const char *kind, const char *workload,
-                          const char *variant, const char *spec, const char *name) {
+cJSON *results_head(const co_context *ctx, const char *kind, const char *workload,
+                    const char *variant, const char *spec, const char *name) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kind", kind);
     cJSON_AddStringToObject(o, "workload", workload);
@@ -176,7 +175,7 @@ static cJSON *result_head(const co_context *ctx, const char *kind, const char *w
 
 cJSON *results_row(const co_context *ctx, const report_row *row) {
     const co_result *r = &row->r;
-    cJSON *o = result_head(ctx, "run", r->workload, r->variant, r->device, r->device_name);
+    cJSON *o = results_head(ctx, "run", r->workload, r->variant, r->device, r->device_name);
     cJSON *sizes = cJSON_AddObjectToObject(o, "sizes");
     for (size_t i = 0; i < r->nsizes; i++)
         cJSON_AddItemToObject(sizes, r->sizes[i].name, size_value(r->sizes[i].value));
@@ -554,7 +553,7 @@ static cJSON *tune_candidate(const co_tune_candidate *c, bool best) {
 
 cJSON *results_tune(const co_context *ctx, const co_tune_result *r, co_status st,
                     const char *message) {
-    cJSON *o = result_head(ctx, "tune", r->workload, r->variant, r->device, r->device_name);
+    cJSON *o = results_head(ctx, "tune", r->workload, r->variant, r->device, r->device_name);
     cJSON_AddItemToObject(o, "sizes", words_object(r->sizes));
     cJSON_AddStringToObject(o, "status", co_status_name(st));
     add_text(o, "message", st == CO_OK ? "" : message);

@@ -76,6 +76,11 @@ const char *results_str(const cJSON *o, const char *key);
 double results_num(const cJSON *o, const char *key);
 void results_sizes_text(const cJSON *result, char *out, size_t len);
 
+/* A result's kind and identity: workload, variant, device {spec, name,
+ * backend}; the caller adds the kind's own fields. */
+cJSON *results_head(const co_context *ctx, const char *kind, const char *workload,
+                    const char *variant, const char *spec, const char *name);
+
 /* The backend of a device spec in ctx ("" if not found). */
 const char *results_backend(const co_context *ctx, const char *spec);
 
