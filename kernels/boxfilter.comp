@@ -11,7 +11,6 @@
  * GLSL has no pointers: a helper reads the shader's `src` buffer, and its
  * shared arrays, at element offsets. A row of an 8-bit format is read and
  * written through 8-bit storage. */
-#extension GL_EXT_control_flow_attributes : require
 
 #include "boxfilter_common.cl"
 

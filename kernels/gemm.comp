@@ -42,21 +42,21 @@ void main() {
     const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     const uint col = gl_WorkGroupID.x * TS + tx, row0 = gl_WorkGroupID.y * TS;
     float acc[WPT];
-    for (uint w = 0; w < WPT; w++) acc[w] = 0.0;
+    [[unroll]] for (uint w = 0; w < WPT; w++) acc[w] = 0.0;
     for (uint t = 0; t < K; t += TS) {
-        for (uint w = 0; w < WPT; w++) {
+        [[unroll]] for (uint w = 0; w < WPT; w++) {
             const uint r = ty + w * (TS / WPT), row = row0 + r, ka = t + tx, kb = t + r;
             As[r][tx] = (row < M && ka < K) ? A[row * K + ka] : 0.0;
             Bs[r][tx] = (kb < K && col < N) ? B[kb * N + col] : 0.0;
         }
         barrier();
-        for (uint k = 0; k < TS; k++) {
+        [[unroll]] for (uint k = 0; k < TS; k++) {
             const float b = Bs[k][tx];
-            for (uint w = 0; w < WPT; w++) acc[w] = fma(As[ty + w * (TS / WPT)][k], b, acc[w]);
+            [[unroll]] for (uint w = 0; w < WPT; w++) acc[w] = fma(As[ty + w * (TS / WPT)][k], b, acc[w]);
         }
         barrier();
     }
-    for (uint w = 0; w < WPT; w++) {
+    [[unroll]] for (uint w = 0; w < WPT; w++) {
         const uint row = row0 + ty + w * (TS / WPT);
         if (row < M && col < N) C[row * N + col] = acc[w];
     }

@@ -59,8 +59,8 @@ void main() {
     const uint lid = ty * RTSN + tx;
     const uint row0 = gl_WorkGroupID.y * TSM, col0 = gl_WorkGroupID.x * TSN;
     float acc[WPTM][WPTN];
-    for (uint wm = 0; wm < WPTM; wm++)
-        for (uint wn = 0; wn < WPTN; wn++) acc[wm][wn] = 0.0;
+    [[unroll]] for (uint wm = 0; wm < WPTM; wm++)
+        [[unroll]] for (uint wn = 0; wn < WPTN; wn++) acc[wm][wn] = 0.0;
     for (uint t = 0; t < K; t += TSK) {
         for (uint id = lid; id < TSM * TSK; id += NTHR) {
             const uint m = id / TSK, k = id % TSK, row = row0 + m, ka = t + k;
@@ -71,21 +71,20 @@ void main() {
             Bs[k][n] = (kb < K && col < N) ? B[kb * N + col] : 0.0;
         }
         barrier();
-        for (uint k = 0; k < TSK; k++) {
+        [[unroll]] for (uint k = 0; k < TSK; k++) {
             float a[WPTM], b[WPTN];
-            for (uint wm = 0; wm < WPTM; wm++) a[wm] = As[k][row_of(wm, ty)];
-            for (uint wn = 0; wn < WPTN; wn++) b[wn] = Bs[k][col_of(wn, tx)];
-            for (uint wm = 0; wm < WPTM; wm++)
-                for (uint wn = 0; wn < WPTN; wn++) acc[wm][wn] = fma(a[wm], b[wn], acc[wm][wn]);
+            [[unroll]] for (uint wm = 0; wm < WPTM; wm++) a[wm] = As[k][row_of(wm, ty)];
+            [[unroll]] for (uint wn = 0; wn < WPTN; wn++) b[wn] = Bs[k][col_of(wn, tx)];
+            [[unroll]] for (uint wm = 0; wm < WPTM; wm++)
+                [[unroll]] for (uint wn = 0; wn < WPTN; wn++) acc[wm][wn] = fma(a[wm], b[wn], acc[wm][wn]);
         }
         barrier();
     }
-    for (uint wm = 0; wm < WPTM; wm++) {
+    [[unroll]] for (uint wm = 0; wm < WPTM; wm++) {
         const uint row = row0 + row_of(wm, ty);
-        if (row >= M) continue;
-        for (uint wn = 0; wn < WPTN; wn++) {
+        [[unroll]] for (uint wn = 0; wn < WPTN; wn++) {
             const uint col = col0 + col_of(wn, tx);
-            if (col < N) C[row * N + col] = acc[wm][wn];
+            if (row < M && col < N) C[row * N + col] = acc[wm][wn];
         }
     }
 }
