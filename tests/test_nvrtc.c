@@ -107,19 +107,19 @@ static const struct {
     {"boxfilter", "-DBF_U8=1 -DBF_CH=4 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
-    {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},
+    {"boxfilter_fused", "-DBF_U8=1 -DBF_PX4=1 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1 -DLMAX=1536"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1"},
     /* r > 64: the parts' first windows compensated (BF_KAHAN0), fused and ring */
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1 -DBF_KAHAN0=1"},
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DBF_KAHAN0=1"},
     /* the ring pass: local memory sized at launch */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_BLOCKS=1 -DPF=4"},
-    {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
+    {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_PX4=1 -DNT=64 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
     /* ... with leaving rows carried in registers and the row pitch compiled in */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "
                         "-DBF_PITCH=8192 -DBF_RADIUS=64 -DBF_RING_ROWS=160 -DPF=1"},
     {"boxfilter_fused",
-     "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=4000 "
+     "-DBF_RING=1 -DBF_U8=1 -DBF_PX4=1 -DNT=128 -DBF_BATCH=16 -DBF_LD=15 -DBF_PITCH=1000 "
      "-DBF_RADIUS=15 -DBF_RING_ROWS=48"},
     /* ... 384 columns, 16-row batches with block sums */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DPF=2"},
@@ -254,6 +254,52 @@ static void check_ptxas_figures(void) {
     }
 }
 
+/* The cubin's attributes: a kernel's registers and frame as ptxas -v
+ * reports them (test_il compares ptxas's figures with the driver's), and
+ * nothing from a buffer that is not a whole cubin. */
+static void check_cubin_figures(const char *arch) {
+    static const char source[] = /* CUDA C++, as NVRTC takes it (no dialect) */
+        "extern \"C\" __global__ void one(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+        "extern \"C\" __global__ void two(float *x, int n) {\n"
+        "    float acc[16];\n"
+        "    for (int k = 0; k < 16; k++) acc[k] = x[k * n + threadIdx.x];\n"
+        "    float s = 0;\n"
+        "    for (int j = 0; j < n; j++)\n"
+        "        for (int k = 0; k < 16; k++) s += acc[k] * x[j * 16 + k] * acc[(k + j) % 16];\n"
+        "    x[threadIdx.x] = s;\n"
+        "}\n";
+    void *bin = NULL;
+    size_t size = 0;
+    if (strncmp(arch, "sm_", 3)) return; /* PTX: no cubin */
+    const co_status st = co_cuda_compile("figures", source, "", arch, &bin, &size);
+    if (st) {
+        if (st != CO_ERR_UNSUPPORTED) { /* no NVRTC: compile() says so */
+            printf("FAIL cubin figures: the test kernels did not build: %s\n", co_last_error());
+            failures++;
+        }
+        free(bin);
+        return;
+    }
+    co_il_resources one = {.registers = -1, .stack_bytes = -1}, two = one, none = one, cut = one;
+    co_cuda_cubin_figures(bin, size, "one", &one);
+    co_cuda_cubin_figures(bin, size, "two", &two);
+    co_cuda_cubin_figures(bin, size, "on", &none);
+    co_cuda_cubin_figures(bin, size / 2, "two", &cut);
+    free(bin);
+    /* `one`: a handful of registers and no frame; `two` indexes its array: a frame of 64 bytes */
+    if (one.registers < 4 || one.registers > 32 || one.stack_bytes != 0 || two.registers < 4 ||
+        two.stack_bytes != 64 || none.registers != -1 || cut.registers != -1) {
+        printf("FAIL cubin figures: one %ld regs %ld stack, two %ld regs %ld stack, a name's prefix "
+               "%ld regs, half a cubin %ld regs\n",
+               one.registers, one.stack_bytes, two.registers, two.stack_bytes, none.registers,
+               cut.registers);
+        failures++;
+    } else {
+        printf("ok   cubin figures: one %ld registers, two %ld registers, %ld bytes frame\n",
+               one.registers, two.registers, two.stack_bytes);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *arch = argc > 1 ? argv[1] : "sm_90";
     const char *const *names = co_kernel_names();
@@ -261,6 +307,7 @@ int main(int argc, char **argv) {
     size_t nworkloads = co_workloads(&workloads);
     char *first = NULL;
     check_ptxas_figures();
+    check_cubin_figures(arch);
 
     for (size_t f = 0; names[f]; f++) {
         char *source = co_kernel_source(names[f]);

@@ -1195,12 +1195,67 @@ void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *
     }
 }
 
+/* The cubin's own figures for entry: ELF64 sections .symtab, .strtab and
+ * .nv.info, whose attributes are {u8 format, u8 attribute, u16 size or value}
+ * with `size` bytes after it in format 4 (EIFMT_SVAL); EIATTR_REGCOUNT (0x2f)
+ * and EIATTR_FRAME_SIZE (0x11) hold {u32 symbol, u32 value}. A reader of our
+ * own (libelf would read the sections, not the attributes): ptxas's text report
+ * differs between versions (the H200 machine's NVRTC left 10 entries without
+ * a register count, 2026-12-02), the cubin's attributes do not. Fields it
+ * does not hold are left as they were; a malformed cubin leaves all. */
+static uint64_t le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co_il_resources *r) {
+    const unsigned char *d = cubin;
+    if (!d || size < 64 || memcmp(d, "\177ELF\2\1", 6)) return; /* ELF64, little-endian */
+    const uint64_t shoff = le(d + 0x28, 8), shentsize = le(d + 0x3a, 2), shnum = le(d + 0x3c, 2);
+    if (shentsize < 64 || shoff > size || shnum > (size - shoff) / shentsize) return;
+    const uint64_t shstr = le(d + 0x3e, 2);
+    if (shstr >= shnum) return;
+    const unsigned char *names = d + shoff + shstr * shentsize;
+    const uint64_t names_at = le(names + 24, 8), names_size = le(names + 32, 8);
+    if (names_at > size || names_size > size - names_at) return;
+    uint64_t at[3] = {0}, len[3] = {0}; /* .symtab, .strtab, .nv.info */
+    static const char *const wanted[3] = {".symtab", ".strtab", ".nv.info"};
+    for (uint64_t i = 0; i < shnum; i++) {
+        const unsigned char *h = d + shoff + i * shentsize;
+        const uint64_t name = le(h, 4), off = le(h + 24, 8), bytes = le(h + 32, 8);
+        if (name >= names_size || off > size || bytes > size - off) continue;
+        const char *n = (const char *)d + names_at + name;
+        if (!memchr(n, 0, names_size - name)) continue; /* a name that runs out of its section */
+        for (int w = 0; w < 3; w++)
+            if (!strcmp(n, wanted[w])) at[w] = off, len[w] = bytes;
+    }
+    if (!len[0] || !len[1] || !len[2]) return;
+    long symbol = -1; /* entry's index in .symtab (24-byte Elf64_Sym, st_name first) */
+    for (uint64_t k = 0; k < len[0] / 24 && symbol < 0; k++) {
+        const uint64_t name = le(d + at[0] + 24 * k, 4);
+        const char *n = (const char *)d + at[1] + name;
+        if (name < len[1] && memchr(n, 0, len[1] - name) && !strcmp(n, entry)) symbol = (long)k;
+    }
+    if (symbol < 0) return;
+    for (uint64_t o = 0; o + 4 <= len[2];) {
+        const unsigned char *a = d + at[2] + o;
+        const uint64_t n = a[0] == 4 ? le(a + 2, 2) : 0;
+        if (n > len[2] - o - 4) return;
+        if (a[0] == 4 && n >= 8 && (long)le(a + 4, 4) == symbol) {
+            if (a[1] == 0x2f) r->registers = (long)le(a + 8, 4);
+            if (a[1] == 0x11) r->stack_bytes = (long)le(a + 8, 4);
+        }
+        o += 4 + n;
+    }
+}
+
 static co_status kernel_resources(co_device *dev, co_program *prog, co_kernel *k,
                                   const size_t local[3], size_t dynamic_local, co_il_resources *r) {
     const cu_device *d = dev->impl;
     co_status st = il_compile(d, prog);
     if (st) return st;
     co_cuda_ptxas_figures(prog->ptxas_log, k->entry, r);
+    if (r->registers <= 0) co_cuda_cubin_figures(prog->cubin, prog->cubin_size, k->entry, r);
     if (!k->fn) { /* offline: the occupancy from the architecture's limits */
         co_il_estimate_occupancy(r, &dev->info, local, dynamic_local);
         snprintf(r->from, sizeof r->from, "ptxas -v (NVRTC %s); occupancy from sm_80-90 limits",
