@@ -109,15 +109,52 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #ifndef BF_CH
 #define BF_CH 1
 #endif
+#ifndef BF_PX4
+#define BF_PX4 0
+#endif
 #undef BF_T
 #undef BF_ACC
 #undef BF_SUM0
 #undef BF_NORM
+#undef BF_ACC0
+#undef BF_IN
 /* BF_SUM0 starts a sum. For float it is -0: x + -0 is x for every x, so
  * the compiler drops the first add; x + +0 is not (-0 + +0 = +0), so with
  * +0 every partial sum cost an add more (box_ring at r = 64 for sm_90: 30
  * adds a 16-row batch, 648 -> 558 in its SASS). */
-#if BF_U8
+#if BF_PX4
+/* BF_PX4 (the fused passes, RGBA8 on OpenCL and CUDA): an element is a
+ * whole pixel, uchar4, its four sums a uint4, so that a work-item loads 4
+ * bytes a row (a warp 128, as for float32) rather than one, and does the
+ * 4 channels' adds with one set of indices (H200, 8192^2: byte elements
+ * reached 29% of the copy ceiling at r = 1, 5% at r = 64; 2026-12-02-h200-n.md).
+ * The kernel then has one channel (BF_CH 1). CUDA's uint4 has no
+ * arithmetic: the operators the sums use, here. */
+#if !BF_U8 || BF_CH != 1
+#error "BF_PX4 needs BF_U8 1 and BF_CH 1 (a uchar4 pixel an element)"
+#endif
+#define BF_T uchar4
+#define BF_ACC uint4
+#ifdef CO_CUDA
+CO_INLINE uint4 operator+(uint4 a, uint4 b) { return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+CO_INLINE uint4 operator-(uint4 a, uint4 b) { return make_uint4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w); }
+CO_INLINE uint4 &operator+=(uint4 &a, uint4 b) { return a = a + b; }
+CO_INLINE uint4 &operator-=(uint4 &a, uint4 b) { return a = a - b; }
+#define BF_ACC0 make_uint4(0u, 0u, 0u, 0u)
+CO_INLINE uint4 bf_in(uchar4 p) { return make_uint4(p.x, p.y, p.z, p.w); }
+#define BF_Q(s, h, n) make_uchar4((uchar)(((s).x + (h)) / (n)), (uchar)(((s).y + (h)) / (n)), \
+                                  (uchar)(((s).z + (h)) / (n)), (uchar)(((s).w + (h)) / (n)))
+#else
+#define BF_ACC0 ((uint4)(0u))
+#define bf_in(p) convert_uint4(p)
+#define BF_Q(s, h, n) convert_uchar4(((s) + (h)) / (n))
+#endif
+#define BF_IN(x) bf_in(x)
+#define BF_SUM0 BF_ACC0
+/* Round to nearest, as the scalar 8-bit format below. */
+#define BF_NORM(s, r) BF_Q((s), (uint)((2 * (r) + 1) * (2 * (r) + 1)) / 2u, \
+                           (uint)((2 * (r) + 1) * (2 * (r) + 1)))
+#elif BF_U8
 #define BF_T uchar
 #define BF_ACC uint
 #define BF_SUM0 0u
@@ -130,6 +167,10 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #define BF_SUM0 (-0.0f)
 /* A multiply by the reciprocal (hoisted out of loops), not a division. */
 #define BF_NORM(s, r) ((s) * (1.0f / ((float)(2 * (r) + 1) * (float)(2 * (r) + 1))))
+#endif
+#if !BF_PX4
+#define BF_ACC0 ((BF_ACC)0) /* a zero sum */
+#define BF_IN(x) ((BF_ACC)(x)) /* an input element as a sum */
 #endif
 
 /* v += delta for a running sum. Float: compensated (Kahan), so rounding
@@ -165,7 +206,7 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 #undef BF_RUN0
 #undef BF_END
 #if BF_U8
-#define BF_RUN0(comp) ((void)(comp), 0u)
+#define BF_RUN0(comp) ((void)(comp), BF_ACC0)
 #define BF_END(v, comp, run) ((v) += (run), (void)(comp))
 #else
 #define BF_RUN0(comp) (-(comp))

@@ -78,13 +78,13 @@ CO_INLINE void bf_rows(__global const BF_T *CO_RESTRICT src, int ec, int H, int 
     if (g >= 0 && ya >= 0 && ya + BF_BATCH <= H) {
         __global const BF_T *a = src + (size_t)ya * ec + g;
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = *a;
+        for (int i = 0; i < BF_BATCH; i++, a += ec) e[i] = BF_IN(*a);
         return;
     }
 #pragma unroll
     for (int i = 0; i < BF_BATCH; i++) {
         const int ym = g >= 0 ? bf_map(ya + i, H, border) : -1;
-        e[i] = ym < 0 ? 0 : (BF_ACC)src[(size_t)ym * ec + g];
+        e[i] = ym < 0 ? BF_ACC0 : BF_IN(src[(size_t)ym * ec + g]);
     }
 }
 
@@ -217,7 +217,7 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
             /* column px0 + d of this row and channel: in[d * step] */
             CO_LOCAL_PTR const BF_ACC *in = lm + k * BF_LROW(hc) + (px0 * BF_CH + c) * BF_LCOL;
             BF_ACC s = BF_SUM0, s2 = BF_SUM0; /* two partial sums of the first window */
-            BF_ACC k1 = 0, k2 = 0;            /* their compensations (BF_KAHAN0) */
+            BF_ACC k1 = BF_ACC0, k2 = BF_ACC0; /* their compensations (BF_KAHAN0) */
 #if BF_BLOCKS
             CO_LOCAL_PTR const BF_ACC *blk = lm + bs + (p * BF_CH + c) * BF_BATCH + k;
             int b = 0;
@@ -258,7 +258,7 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
                 for (int q = 0; q + 1 < BF_PART; q++) dl[q] = in[q * step + step + span] - in[q * step];
 #define BF_PUT(q, x) (out[(q) * BF_CH + c] = (x))
 #endif
-                dl[BF_PART - 1] = 0;
+                dl[BF_PART - 1] = BF_ACC0;
 #if CHAINS > 1
                 /* CHAINS chains of adds, each from s plus the steps before
                  * its first (summed four ways): fewer dependent adds. */
@@ -290,7 +290,7 @@ CO_INLINE void bf_runs(CO_LOCAL_PTR BF_ACC *lm, CO_LOCAL_PTR BF_ACC *lo, int fir
             } else {
                 for (int q = 0; q < px1 - px0; q++) {
                     out[q * BF_CH + c] = s;
-                    s += q + 1 < px1 - px0 ? in[q * step + step + span] - in[q * step] : 0;
+                    s += q + 1 < px1 - px0 ? in[q * step + step + span] - in[q * step] : BF_ACC0;
                 }
             }
         }
@@ -345,7 +345,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
     const int ec = W * BF_CH, rc = radius * BF_CH, e0 = (int)get_group_id(0) * NT, hc = NT + 2 * rc;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
     const int g = bf_column(t, hc, e0, rc, W, border);
-    BF_ACC v = 0, comp = 0, enter[BF_BATCH], leave[BF_LEAVE];
+    BF_ACC v = BF_ACC0, comp = BF_ACC0, enter[BF_BATCH], leave[BF_LEAVE];
 #if BF_HIST >= 0
     BF_ACC hist[BF_W]; /* E(yb - 2r - 1) .. E(yb - 1) */
 #endif
@@ -355,7 +355,7 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
 #pragma unroll
     for (int d = 0; d < BF_W; d++) {
         const int yy = g >= 0 ? bf_map(y0 - BF_HIST - 1 + d, H, border) : -1;
-        hist[d] = yy >= 0 ? (BF_ACC)src[(size_t)yy * ec + g] : 0;
+        hist[d] = yy >= 0 ? BF_IN(src[(size_t)yy * ec + g]) : BF_ACC0;
         BF_KADD(v, comp, hist[d]); /* compensated: once a segment */
     }
 #else
@@ -365,8 +365,8 @@ __kernel void BF_MAXREG box_fused(const int W, const int H, const int radius, co
         for (int i = 0; i < BF_BATCH; i++) {
             const int ya = d0 + i < radius ? bf_map(y0 + d0 + i, H, border) : -1;
             const int yb = d0 + BF_BATCH + i < radius ? bf_map(y0 + d0 + BF_BATCH + i, H, border) : -1;
-            enter[i] = ya >= 0 ? (BF_ACC)src[(size_t)ya * ec + g] : 0;
-            leave[i] = yb >= 0 ? (BF_ACC)src[(size_t)yb * ec + g] : 0;
+            enter[i] = ya >= 0 ? BF_IN(src[(size_t)ya * ec + g]) : BF_ACC0;
+            leave[i] = yb >= 0 ? BF_IN(src[(size_t)yb * ec + g]) : BF_ACC0;
         }
 #pragma unroll
         for (int i = 0; i < BF_BATCH; i++) { /* compensated: once a segment */
@@ -526,7 +526,7 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
     } else {
         int at_in = slot, at = out0;
         for (int i = 0; i < nb; i++, o += ec) {
-            const BF_ACC leaving = n + i >= win ? ring[at * BF_OP + j] : 0;
+            const BF_ACC leaving = n + i >= win ? ring[at * BF_OP + j] : BF_ACC0;
             BF_SLIDE(*v, *comp, ring[at_in * BF_OP + j] - leaving);
             if (n + i >= 2 * radius) *o = BF_NORM(*v, radius); /* row >= y0 */
             at_in = at_in + 1 < ring_rows ? at_in + 1 : 0;
@@ -572,7 +572,7 @@ CO_INLINE void bf_down(CO_LOCAL_PTR const BF_ACC *ring, int ring_rows, int slot,
 CO_INLINE void bf_store_batch(CO_LOCAL_PTR BF_ACC *lm, int t, int hc, int g, const BF_ACC *e) {
     if (t < hc) {
 #pragma unroll
-        for (int i = 0; i < BF_BATCH; i++) lm[t * BF_LCOL + i * BF_LROW(hc)] = BF_ZSTORE && g < 0 ? 0 : e[i];
+        for (int i = 0; i < BF_BATCH; i++) lm[t * BF_LCOL + i * BF_LROW(hc)] = BF_ZSTORE && g < 0 ? BF_ACC0 : e[i];
     }
 }
 __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg, const int border,
@@ -591,7 +591,7 @@ __kernel void BF_MAXREG box_ring(const int W, const int H, const int radius_arg,
     const int rows = y1 - y0 + 2 * radius, ya0 = y0 - radius;
     const int batches = (rows + BF_BATCH - 1) / BF_BATCH, steps = batches + 2 * BF_PIPE;
     const int g = bf_column(t, hc, e0, rc, W, border);
-    BF_ACC v = 0, comp = 0, enter[PF][BF_BATCH], carry[BF_CARRY];
+    BF_ACC v = BF_ACC0, comp = BF_ACC0, enter[PF][BF_BATCH], carry[BF_CARRY];
 #pragma unroll
     for (int p = 0; p < PF; p++)
         if (p * BF_BATCH < rows) BF_LOAD_BATCH(ya0 + p * BF_BATCH, enter[p]);

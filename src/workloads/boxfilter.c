@@ -467,6 +467,27 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA, GLSL twins for Vulkan ---- */
 
+/* Whether the fused passes (box_fused, box_ring) take an RGBA8 pixel as one
+ * element, a uchar4 summed as a uint4 (kernels/boxfilter_common.cl's
+ * BF_PX4), on OpenCL and CUDA: PX4 1 always, 2 never, 0 (auto) on GPUs
+ * from r = 16. H200, 8192^2, zero border, against byte elements in one run
+ * (docs/results/2026-12-02-h200-o.md): CUDA r = 64 0.88 ms against 2.61,
+ * r = 16 0.633 against 0.649, r = 1 0.523 against 0.455; NVIDIA OpenCL 1.18
+ * against 2.82, 0.93 against 1.29, 1.20 against 0.57. The plans then count
+ * pixels, of one channel (fused_ch) and 16 bytes a sum (fused_acc), where
+ * byte elements had 4. */
+static bool fused_px4(const co_job *job) {
+    const box_state *s = job->prob->state;
+    const long px4 = co_job_param(job, "PX4");
+    if (!s->fmt->u8 || s->ch != 4 || co_vulkan_is_device(job->dev) || px4 == 2) return false;
+    return px4 == 1 || (job->dev->info.type != CO_DEVICE_CPU && s->radius >= 16);
+}
+static size_t fused_ch(const co_job *job) {
+    const box_state *s = job->prob->state;
+    return fused_px4(job) ? 1 : (size_t)s->ch;
+}
+static size_t fused_acc(const co_job *job) { return fused_px4(job) ? 16 : 4; }
+
 /* Kernel `entry` of kernels/boxfilter.cl, or for box_fused and box_ring
  * of kernels/boxfilter_fused.cl; on Vulkan every entry of
  * kernels/boxfilter.comp, whose 8-bit formats read and write through 8-bit
@@ -480,15 +501,17 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
                        "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
                        "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
                        s->fmt->name, job->dev->info.spec);
+    const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
+    const bool px4 = fused && fused_px4(job);
     char extra[640], defines[1024];
-    const int n =
-        snprintf(extra, sizeof extra, "-DBF_U8=%d -DBF_CH=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
-                 s->fmt->u8, s->ch, first, final, more ? " " : "", more ? more : "");
+    const int n = snprintf(extra, sizeof extra,
+                           "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
+                           s->fmt->u8, px4 ? 1 : (size_t)s->ch, px4, first, final,
+                           more ? " " : "", more ? more : "");
     if (n < 0 || (size_t)n >= sizeof extra)
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
     co_job_defines(job, extra, defines, sizeof defines);
-    const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
     return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
 }
 
@@ -730,7 +753,8 @@ static bool ring_pipe(const co_job *job, bool preferred) {
 static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t vec_part,
                       size_t batch0, size_t limit, fused_plan *p) {
     const box_state *s = job->prob->state;
-    const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * s->ch;
+    const size_t ch = fused_ch(job), acc = fused_acc(job);
+    const size_t window = 2 * (size_t)s->radius + 1, hc = nt + 2 * (size_t)s->radius * ch;
     p->pipe = ring && pipe;
     for (size_t batch = batch0; batch >= 1; batch /= 2) {
         /* Parts of as many pixels as rows (kernels/boxfilter_fused.cl's BF_PART): for
@@ -738,7 +762,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
          * sums wait for that warp only, on CUDA). */
         p->batch = batch;
         p->part = batch;
-        p->parts = (nt / s->ch + p->part - 1) / p->part;
+        p->parts = (nt / ch + p->part - 1) / p->part;
         const size_t spans = (size_t)co_job_param(job, "BLOCKS");
         p->blocks = spans && window >= spans * p->part ? p->parts - 1 + window / p->part : 0;
         /* T (column-major, or row-major in rows of bf_lm_pitch) and the
@@ -746,9 +770,9 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
          * and the ring start aligned. */
         p->vec = ring && ring_vec(job, p->part, vec_part);
         size_t lm = (p->vec ? batch * (size_t)bf_lm_pitch((int)hc) : hc * (batch + 1)) +
-                    batch * p->blocks * s->ch;
+                    batch * p->blocks * ch;
         if (p->vec) lm = co_ceil_to(lm, 4);
-        p->lm_bytes = lm * 4 * (1 + p->pipe);
+        p->lm_bytes = lm * acc * (1 + p->pipe);
         /* The ring: whole batches (box_ring's runs of rows then never wrap)
          * past the window's whole batches, one, so that a batch's entering
          * rows overwrite no leaving row of its own but the first (2r+1) mod
@@ -758,7 +782,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
          * need 2r + 2.) */
         const size_t carried = window % batch;
         p->rows = ring ? batch * (window / batch + 1 + (carried > 1) + p->pipe) : batch;
-        p->bytes = p->lm_bytes + p->rows * (nt + (p->vec ? 4 : 1)) * 4; /* box_ring's BF_OP */
+        p->bytes = p->lm_bytes + p->rows * (nt + (p->vec ? 4 : 1)) * acc; /* box_ring's BF_OP */
         if (p->bytes <= limit) return true;
     }
     return false;
@@ -770,7 +794,7 @@ static bool fused_fit(const co_job *job, size_t nt, bool ring, bool pipe, size_t
  * docs/results/2026-11-30-h200-c.md, -d.md.) */
 static size_t strip_group(const co_job *job, size_t nt) {
     const box_state *s = job->prob->state;
-    return co_ceil_to(nt + 2 * (size_t)s->radius * s->ch, 32);
+    return co_ceil_to(nt + 2 * (size_t)s->radius * fused_ch(job), 32);
 }
 
 /* A shape of the ring pass: strips `width` columns wide, `groups` groups a
@@ -815,7 +839,14 @@ static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size
  * 32-row batches, the issue slots 36-38% busy in both); 43 strips in 3
  * segments, 129 groups on 132 SMs. Then the one-group shapes not tried
  * yet, for devices with less local memory. */
-static int gpu_ring_shapes(int radius, ring_shape *shapes) {
+static int gpu_ring_shapes(int radius, bool px4, ring_shape *shapes) {
+    if (px4) { /* a pixel's four sums take 16 bytes: narrower strips */
+        const ring_shape px_wide = {128, 1, 16, false, 0}, px_mid = {64, 1, 16, false, 0},
+                         px_short = {64, 1, 8, false, 0}, px_narrow = {32, 1, 16, false, 0};
+        shapes[0] = radius <= 16 ? px_wide : px_mid, shapes[1] = px_mid, shapes[2] = px_short,
+        shapes[3] = px_narrow;
+        return 4;
+    }
     const ring_shape pairs = {256, 2, 16, false, 16}, wide = {384, 1, 16, false, 16},
                      tall = {256, 1, 32, false, 16}, piped = {256, 1, 16, true, 16},
                      mid = {320, 1, 16, false, 16}, narrow = {192, 1, 32, false, 32};
@@ -856,7 +887,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const box_state *s = job->prob->state;
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
-    const size_t fused_nt = cpu || hist ? 128 : 256;
+    const size_t fused_nt = fused_px4(job) && !cpu ? 64 : cpu || hist ? 128 : 256;
     if (!co_job_param(job, "FUSE") || !ring || co_vulkan_is_device(job->dev)) {
         if (!*nt) *nt = fused_nt;
         return false;
@@ -867,7 +898,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
         return ring_fit(job, *nt, &one, first_batch(job, *nt, true), plan);
     }
     ring_shape shapes[4];
-    const int n = gpu_ring_shapes(s->radius, shapes);
+    const int n = gpu_ring_shapes(s->radius, fused_px4(job), shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;
         const size_t batch =
@@ -919,7 +950,8 @@ static co_status run_sliding(co_job *job) {
         return two_transposed(job, slide_pass);
     }
     const long hist = !ring && fused_hist(job) ? s->radius : -1;
-    const size_t strips = ((size_t)s->w * s->ch + nt - 1) / nt;
+    const size_t ec = (size_t)s->w * fused_ch(job), acc = fused_acc(job); /* the kernel's */
+    const size_t strips = (ec + nt - 1) / nt;
     const size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG")
                        : ring                   ? ring_segment(job, strips, &plan)
                                                 : fused_segment(job, strips, hist >= 0);
@@ -937,12 +969,12 @@ static co_status run_sliding(co_job *job) {
     const size_t lo_bytes = plan.bytes - plan.lm_bytes;
     size_t lm_bytes = co_ceil_to(plan.lm_bytes, 4096);
     if (lm_bytes + lo_bytes > info->local_mem_bytes)
-        lm_bytes = (info->local_mem_bytes - lo_bytes) / 4 * 4;
+        lm_bytes = (info->local_mem_bytes - lo_bytes) / acc * acc;
     char more[512] = "";
     bool fits = defines_add(more, sizeof more,
                             "-DNT=%zu -DBF_RING=%d -DLMAX=%zu -DBF_BATCH=%zu "
                             "-DBF_HIST=%ld -DBF_BLOCKS=%d -DBF_LD=%zu -DBF_PIPE=%zu -DBF_VEC=%d",
-                            nt, ring, ring ? 0 : lm_bytes / 4, plan.batch, hist, plan.blocks > 0,
+                            nt, ring, ring ? 0 : lm_bytes / acc, plan.batch, hist, plan.blocks > 0,
                             ring ? (2 * (size_t)s->radius + 1) % plan.batch : 0, (size_t)plan.pipe,
                             (int)plan.vec);
     /* The ring's group size, declared to CUDA's compiler (a group of 512
@@ -954,7 +986,7 @@ static co_status run_sliding(co_job *job) {
     if (ring && ring_compiled(job))
         fits = fits &&
                defines_add(more, sizeof more, " -DBF_PITCH=%zu -DBF_RADIUS=%d -DBF_RING_ROWS=%zu",
-                           (size_t)s->w * s->ch, s->radius, plan.rows);
+                           ec, s->radius, plan.rows);
     /* The zero border's columns outside the image zeroed where stored, not
      * by a branch of their loads (box_ring's BF_ZSTORE). With the branch
      * the H200 ran the ring 4% slower with the zero border than with clamp (8192^2, r = 1-4: 0.147 ms against
@@ -1004,7 +1036,7 @@ static co_status run_sliding(co_job *job) {
                                CO_INT(s->border),
                                CO_INT(seg),
                                CO_INT(plan.rows),
-                               CO_INT(plan.lm_bytes / 4),
+                               CO_INT(plan.lm_bytes / acc),
                                CO_BUF(a[BOX_IN].buf),
                                CO_BUF(a[BOX_OUT].buf),
                                CO_LOCAL(plan.bytes)};
@@ -1072,7 +1104,7 @@ static const co_param_def sliding_params[] = {
      "from the compute units and the radius; two passes, 256; a multiple of TILE there)",
      0},
     {"NT", 0, 0, 4096, false,
-     "fused: element columns per strip, a multiple of 32 (the "
+     "fused: element columns (with PX4, pixels) per strip, a multiple of 32 (the "
      "group: a work-item per column of strip and halo; 0: 128 on CPUs; on GPUs 128 where "
      "the leaving rows are in registers, for the ring 256 or 320 by the radius, else 256)",
      0},
@@ -1122,6 +1154,11 @@ static const co_param_def sliding_params[] = {
      "width and radius; on GPUs they are from 2^20 pixels anyway); 2: never; 0: where they are "
      "compiled in anyway and BATCH is 16 or less (32 for r = 64's shape)",
      0},
+    {"PX4", 0, 0, 2, false,
+     "fused, RGBA8 on OpenCL and CUDA: 1: a pixel an element, its four sums a uint4 (one "
+     "4-byte load a row, not four); 2: each channel an element; 0: on GPUs pixels from r = 16, "
+     "else channels",
+     0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
      "block",
@@ -1170,8 +1207,9 @@ static const co_variant variants[] = {
          "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
          "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
-         "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC"},
+         "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
+         "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0",
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
