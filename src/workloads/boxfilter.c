@@ -845,7 +845,9 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
  * too: kernels/boxfilter.comp has both passes). RING 1: the ring wherever
  * it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
- * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
+ * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0; lavapipe,
+ * whose 32 KiB hold the ring up to r = 28: r = 1, 106-108 ms against
+ * 114-131; r = 16, 128-135 against 121-122, kept for one rule), strips 128
  * columns wide. On a GPU the first of gpu_ring_shapes that fits with whole
  * batches: float32 at 8192^2 on the H200 took 0.1404-0.1408 ms at r = 1-3
  * by the ring with ZSTORE, 0.1418 at r = 1 by the vertical-first pass (zero
