@@ -853,7 +853,9 @@ static int gpu_ring_shapes(int radius, ring_shape *shapes) {
  * by the ring with ZSTORE, 0.1418 at r = 1 by the vertical-first pass (zero
  * border; clamp, and 1080p-4096^2: the ring faster too; RGBA8 r = 1: 0.468
  * against 0.565; r = 16, float32: 0.148 against 0.170;
- * docs/results/2026-12-01-h200-l.md, runs 59-65, 69-72).
+ * docs/results/2026-12-01-h200-l.md, runs 59-65, 69-72). In 48 KiB (NVIDIA's
+ * OpenCL; its Vulkan's maxComputeSharedMemorySize is 49152 as a rule) no
+ * shape fits with its batches: vertical first there.
  * The vertical-first pass: 128 columns where the leaving rows come from
  * registers (H200, r = 16: 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
