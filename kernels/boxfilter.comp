@@ -1,12 +1,14 @@
 /* Box filter in GLSL: the twins of kernels/boxfilter.cl's box_naive,
  * box_line, box_transpose and box_slide and of kernels/boxfilter_fused.cl's
- * box_fused (vertical first), with their arguments, defines (BF_U8, BF_CH,
- * BF_FIRST, BF_FINAL, TILE, SY, NT, BF_BATCH, BF_HIST, BF_BLOCKS, LMAX,
- * CHAINS, BF_KAHAN0), work-groups and sums, so that the host code
- * (src/workloads/boxfilter.c) launches them unchanged and its error model
- * holds. The border rule and the windows (bf_map, bf_window, BF_SPAN_EACH)
- * are boxfilter_common.cl's own, included. Not here: box_ring (the host
- * takes box_fused on Vulkan) and box_image (no images).
+ * box_fused (vertical first) and box_ring (horizontal first), with their
+ * arguments, defines (BF_U8, BF_CH, BF_FIRST, BF_FINAL, TILE, SY, NT,
+ * BF_BATCH, BF_HIST, BF_BLOCKS, LMAX, CHAINS, BF_KAHAN0; the ring's PF,
+ * BF_LD, BF_PIPE, BF_ZSTORE, BF_PITCH, BF_RADIUS, BF_RING_ROWS), work-groups
+ * and sums, so that the host code (src/workloads/boxfilter.c) launches them
+ * unchanged and its error model holds. The border rule and the windows
+ * (bf_map, bf_window, BF_SPAN_EACH) are boxfilter_common.cl's own,
+ * included. Not here: the ring's BF_VEC (the host does not ask for it on
+ * Vulkan) and box_image (no images).
  *
  * GLSL has no pointers: a helper reads the shader's `src` buffer, and its
  * shared arrays, at element offsets. A row of an 8-bit format is read and
@@ -218,17 +220,21 @@ void main() {
     }
 }
 
-#elif defined(ENTRY_box_fused)
-/* box_fused (kernels/boxfilter_fused.cl tells it whole): a group owns a
- * strip of NT element columns and a segment of `seg` rows; its strip and
- * halo, hc = NT + 2 r BF_CH columns, are dealt to its invocations, a column
- * each. Per batch of BF_BATCH rows: 1. each invocation slides the running
+#elif defined(ENTRY_box_fused) || defined(ENTRY_box_ring)
+/* box_fused and box_ring (kernels/boxfilter_fused.cl tells them whole): a
+ * group owns a strip of NT element columns and a segment of `seg` rows; its
+ * strip and halo, hc = NT + 2 r BF_CH columns, are dealt to its
+ * invocations, a column each, and it walks the segment BF_BATCH rows at a
+ * time. box_fused, vertical first: 1. each invocation slides the running
  * sum of its column down the batch (the entering rows loaded a batch
  * ahead, straight-line where no row needs the border rule; the leaving
- * ones from registers with BF_HIST, else loaded again) into lm, T[hc][BF_BATCH
- * + 1] column-major, then the block sums (BF_BLOCKS); 2. the window sums
- * along the batch's rows, parts of BF_PART pixels, into lo; 3. lo's rows
- * go out. */
+ * ones from registers with BF_HIST, else loaded again) into lm,
+ * T[hc][BF_BATCH + 1] column-major, then the block sums (BF_BLOCKS); 2. the
+ * window sums along the batch's rows, parts of BF_PART pixels, into lo; 3.
+ * lo's rows go out. box_ring, horizontal first: the batch's input rows
+ * into lm, their window sums along the rows (step 2) into a ring of the
+ * strip's last row sums, and the vertical sums down the ring's columns
+ * out. */
 #ifndef NT
 #define NT 128
 #endif
@@ -251,8 +257,10 @@ void main() {
 #ifndef BF_KAHAN0
 #define BF_KAHAN0 0
 #endif
+/* (The .cl's BF_VEC, row-major rows read as float4, has no twin: GLSL
+ * has no vec4 view of a float shared array; the host does not ask.) */
 #define BF_TP (BF_BATCH + 1) /* T's column pitch */
-#define BF_OP (NT + 1)       /* lo's row pitch */
+#define BF_OP (NT + 1)       /* the row pitch of lo and of the ring */
 #if BF_HIST >= 0
 #define BF_W (2 * BF_HIST + 1)
 #endif
@@ -262,9 +270,24 @@ void main() {
 #else
 #define BF_ADD0(s, comp, x) ((s) += (x))
 #endif
+/* Shared memory at element offsets: box_fused's lm and lo are arrays of
+ * their own (the compiler then knows that lo's stores leave T alone);
+ * box_ring's are one block sized at launch (the CO_LOCAL argument), lm
+ * (twice with BF_PIPE) and then the ring at ring_at. */
+#ifdef ENTRY_box_ring
+layout(push_constant) uniform Args {
+    int W; int H; int radius; int border; int seg; int ring_rows; int ring_at;
+} args;
+shared BF_ACC mem[CO_LOCAL_BYTES / 4];
+#define BF_LM(i) mem[i]
+#define BF_LO(i) mem[i]
+#else
 layout(push_constant) uniform Args { int W; int H; int radius; int border; int seg; } args;
 shared BF_ACC lm[LMAX];
 shared BF_ACC lo[BF_BATCH * BF_OP];
+#define BF_LM(i) lm[i]
+#define BF_LO(i) lo[i]
+#endif
 
 /* Input element of halo column j of a strip starting at element e0 (-1: zero). */
 int bf_halo(const int j, const int e0, const int rc, const int W, const int border) {
@@ -289,6 +312,119 @@ void bf_rows(const int ec, const int H, const int border, const int g, const int
     }
 }
 
+/* CHAINS chains of the steps d[0 .. BF_PART-2] of a part (and of the
+ * ring's batch, as many): chain c starts at st[c], s plus the steps before
+ * it, each chain's steps summed four ways. */
+#define BF_LAST_CHAIN(n) ((n) - (CHAINS - 1) * ((n) / CHAINS))
+#define BF_CHAIN_AT(n, ch, q) \
+    ((ch) + 1 < CHAINS && (q) >= (n) / CHAINS ? -1 : (ch) * ((n) / CHAINS) + (q))
+void bf_chain_starts(const BF_ACC d[BF_PART], out BF_ACC st[CHAINS], const BF_ACC s) {
+    st[0] = s;
+    [[unroll]] for (int c = 1; c < CHAINS; c++) {
+        BF_ACC h4[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0};
+        [[unroll]] for (int q = 0; q < BF_PART / CHAINS; q++)
+            h4[q % 4] += d[(c - 1) * (BF_PART / CHAINS) + q];
+        st[c] = st[c - 1] + ((h4[0] + h4[1]) + (h4[2] + h4[3]));
+    }
+}
+
+/* Step 2's block sums (BF_BLOCKS): the sums of BF_PART columns of each row
+ * of the batch in lm (T from element lm0), one item per row and block, at
+ * lm0 + bs. */
+void bf_block_sums(const int lm0, const int t, const int wg, const int hc, const int radius) {
+#if BF_BLOCKS
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+    const int full = (2 * radius + 1) / BF_PART, blocks = full != 0 ? parts - 1 + full : 0;
+    const int bs = lm0 + hc * BF_TP; /* (block * BF_CH + channel) * BF_BATCH + row from there */
+    for (int it = t; it < BF_BATCH * blocks; it += wg) {
+        const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
+        for (int c = 0; c < BF_CH; c++) {
+            const int in0 = lm0 + k + (px0 * BF_CH + c) * BF_TP;
+            BF_ACC q[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0}; /* a quarter of the dependent adds */
+            [[unroll]] for (int d = 0; d < BF_PART; d++) q[d % 4] += BF_LM(in0 + d * BF_CH * BF_TP);
+            BF_LM(bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k) = (q[0] + q[1]) + (q[2] + q[3]);
+        }
+    }
+#endif
+}
+
+/* Step 2's running sums, rows k < nb of the batch in lm (from lm0) into
+ * rows of lo (from lo0; row k at row (first + k) mod lo_rows, first <
+ * lo_rows, BF_BATCH <= lo_rows): an item per row and part, its first
+ * window from the block sums and the rest (two partial sums), then a step
+ * a pixel. */
+void bf_runs(const int lm0, const int lo0, const int first, const int lo_rows, const int t,
+             const int wg, const int hc, const int radius, const int nb) {
+    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
+#if BF_BLOCKS
+    const int full = (2 * radius + 1) / BF_PART, bs = lm0 + hc * BF_TP;
+#else
+    const int full = 0;
+#endif
+    const int step = BF_CH * BF_TP, span = 2 * radius * step;
+    for (int it = t; it < BF_BATCH * parts; it += wg) {
+        const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
+        if (k >= nb) continue;
+        const int px1 = min(px0 + BF_PART, pixels), r = first + k;
+        const int row = lo0 + (r < lo_rows ? r : r - lo_rows) * BF_OP + px0 * BF_CH;
+        for (int c = 0; c < BF_CH; c++) {
+            const int in0 = lm0 + k + (px0 * BF_CH + c) * BF_TP; /* column px0 + d: in0 + d step */
+            BF_ACC s = BF_SUM0, s2 = BF_SUM0, k1 = BF_ACC(0), k2 = BF_ACC(0);
+#if BF_BLOCKS
+            const int blk = bs + (p * BF_CH + c) * BF_BATCH + k;
+            int b = 0;
+            for (; b + 1 < full; b += 2) {
+                BF_ADD0(s, k1, BF_LM(blk + b * BF_CH * BF_BATCH));
+                BF_ADD0(s2, k2, BF_LM(blk + (b + 1) * BF_CH * BF_BATCH));
+            }
+            if (b < full) BF_ADD0(s, k1, BF_LM(blk + b * BF_CH * BF_BATCH));
+#endif
+            int d = full * BF_PART;
+            for (; d + 1 <= 2 * radius; d += 2) {
+                BF_ADD0(s, k1, BF_LM(in0 + d * step));
+                BF_ADD0(s2, k2, BF_LM(in0 + (d + 1) * step));
+            }
+            if (d <= 2 * radius) BF_ADD0(s, k1, BF_LM(in0 + d * step));
+#if BF_KAHAN0
+            s = BF_KSUM(s, k1) + BF_KSUM(s2, k2);
+#else
+            s += s2;
+#endif
+            if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
+                BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
+                [[unroll]] for (int q = 0; q < BF_PART - 1; q++)
+                    dl[q] = BF_LM(in0 + q * step + step + span) - BF_LM(in0 + q * step);
+                dl[BF_PART - 1] = BF_ACC(0);
+#if CHAINS > 1
+                BF_ACC st[CHAINS];
+                bf_chain_starts(dl, st, s);
+                [[unroll]] for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
+                    [[unroll]] for (int ch = 0; ch < CHAINS; ch++) {
+                        const int at = BF_CHAIN_AT(BF_PART, ch, q);
+                        if (at >= 0) { /* (no continue: the loops unroll) */
+                            BF_LO(row + at * BF_CH + c) = st[ch];
+                            if (at + 1 < BF_PART) st[ch] += dl[at];
+                        }
+                    }
+                }
+#else
+                [[unroll]] for (int q = 0; q < BF_PART; q++) {
+                    BF_LO(row + q * BF_CH + c) = s;
+                    s += dl[q];
+                }
+#endif
+            } else {
+                for (int q = 0; q < px1 - px0; q++) {
+                    BF_LO(row + q * BF_CH + c) = s;
+                    if (q + 1 < px1 - px0)
+                        s += BF_LM(in0 + q * step + step + span) - BF_LM(in0 + q * step);
+                }
+            }
+        }
+    }
+}
+
+#ifdef ENTRY_box_fused
 /* The window of row y0 - 1 of column g (rows y0-r-1 .. y0+r-1), summed
  * compensated into (v, comp): BF_BATCH rows loaded together (bf_rows) and
  * put in the column's own slots of T, then added from there by a loop of
@@ -304,111 +440,6 @@ void bf_start(const int ec, const int H, const int radius, const int border, con
         [[unroll]] for (int i = 0; i < BF_BATCH; i++)
             lm[t * BF_TP + i] = d0 + i < radius ? e[i] : BF_ACC(0); /* (rows past it: 0) */
         for (int i = 0; i < BF_BATCH; i++) BF_KADD(v, comp, lm[t * BF_TP + i]);
-    }
-}
-
-/* CHAINS chains of a part's steps d[0 .. BF_PART-2]: chain c starts at
- * st[c], s plus the steps before it, each chain's steps summed four ways. */
-#define BF_LAST_CHAIN(n) ((n) - (CHAINS - 1) * ((n) / CHAINS))
-#define BF_CHAIN_AT(n, ch, q) \
-    ((ch) + 1 < CHAINS && (q) >= (n) / CHAINS ? -1 : (ch) * ((n) / CHAINS) + (q))
-void bf_chain_starts(const BF_ACC d[BF_PART], out BF_ACC st[CHAINS], const BF_ACC s) {
-    st[0] = s;
-    [[unroll]] for (int c = 1; c < CHAINS; c++) {
-        BF_ACC h4[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0};
-        [[unroll]] for (int q = 0; q < BF_PART / CHAINS; q++)
-            h4[q % 4] += d[(c - 1) * (BF_PART / CHAINS) + q];
-        st[c] = st[c - 1] + ((h4[0] + h4[1]) + (h4[2] + h4[3]));
-    }
-}
-
-/* Step 2's block sums (BF_BLOCKS): the sums of BF_PART columns of each row
- * of the batch in lm, one item per row and block, at lm[bs]. */
-void bf_block_sums(const int t, const int wg, const int hc, const int radius) {
-#if BF_BLOCKS
-    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
-    const int full = (2 * radius + 1) / BF_PART, blocks = full != 0 ? parts - 1 + full : 0;
-    const int bs = hc * BF_TP; /* lm[bs + (block * BF_CH + channel) * BF_BATCH + row] */
-    for (int it = t; it < BF_BATCH * blocks; it += wg) {
-        const int k = it % BF_BATCH, px0 = it / BF_BATCH * BF_PART;
-        for (int c = 0; c < BF_CH; c++) {
-            const int in0 = k + (px0 * BF_CH + c) * BF_TP;
-            BF_ACC q[4] = {BF_SUM0, BF_SUM0, BF_SUM0, BF_SUM0}; /* a quarter of the dependent adds */
-            [[unroll]] for (int d = 0; d < BF_PART; d++) q[d % 4] += lm[in0 + d * BF_CH * BF_TP];
-            lm[bs + (it / BF_BATCH * BF_CH + c) * BF_BATCH + k] = (q[0] + q[1]) + (q[2] + q[3]);
-        }
-    }
-#endif
-}
-
-/* Step 2's running sums, rows k < nb of the batch in lm into rows of lo:
- * an item per row and part, its first window from the block sums and the
- * rest (two partial sums), then a step a pixel. */
-void bf_runs(const int t, const int wg, const int hc, const int radius, const int nb) {
-    const int pixels = NT / BF_CH, parts = (pixels + BF_PART - 1) / BF_PART;
-#if BF_BLOCKS
-    const int full = (2 * radius + 1) / BF_PART, bs = hc * BF_TP;
-#else
-    const int full = 0;
-#endif
-    const int step = BF_CH * BF_TP, span = 2 * radius * step;
-    for (int it = t; it < BF_BATCH * parts; it += wg) {
-        const int k = it % BF_BATCH, p = it / BF_BATCH, px0 = p * BF_PART;
-        if (k >= nb) continue;
-        const int px1 = min(px0 + BF_PART, pixels), row = k * BF_OP + px0 * BF_CH;
-        for (int c = 0; c < BF_CH; c++) {
-            const int in0 = k + (px0 * BF_CH + c) * BF_TP; /* column px0 + d: in0 + d step */
-            BF_ACC s = BF_SUM0, s2 = BF_SUM0, k1 = BF_ACC(0), k2 = BF_ACC(0);
-#if BF_BLOCKS
-            const int blk = bs + (p * BF_CH + c) * BF_BATCH + k;
-            int b = 0;
-            for (; b + 1 < full; b += 2) {
-                BF_ADD0(s, k1, lm[blk + b * BF_CH * BF_BATCH]);
-                BF_ADD0(s2, k2, lm[blk + (b + 1) * BF_CH * BF_BATCH]);
-            }
-            if (b < full) BF_ADD0(s, k1, lm[blk + b * BF_CH * BF_BATCH]);
-#endif
-            int d = full * BF_PART;
-            for (; d + 1 <= 2 * radius; d += 2) {
-                BF_ADD0(s, k1, lm[in0 + d * step]);
-                BF_ADD0(s2, k2, lm[in0 + (d + 1) * step]);
-            }
-            if (d <= 2 * radius) BF_ADD0(s, k1, lm[in0 + d * step]);
-#if BF_KAHAN0
-            s = BF_KSUM(s, k1) + BF_KSUM(s2, k2);
-#else
-            s += s2;
-#endif
-            if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
-                BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
-                [[unroll]] for (int q = 0; q < BF_PART - 1; q++)
-                    dl[q] = lm[in0 + q * step + step + span] - lm[in0 + q * step];
-                dl[BF_PART - 1] = BF_ACC(0);
-#if CHAINS > 1
-                BF_ACC st[CHAINS];
-                bf_chain_starts(dl, st, s);
-                [[unroll]] for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
-                    [[unroll]] for (int ch = 0; ch < CHAINS; ch++) {
-                        const int at = BF_CHAIN_AT(BF_PART, ch, q);
-                        if (at >= 0) { /* (no continue: the loops unroll) */
-                            lo[row + at * BF_CH + c] = st[ch];
-                            if (at + 1 < BF_PART) st[ch] += dl[at];
-                        }
-                    }
-                }
-#else
-                [[unroll]] for (int q = 0; q < BF_PART; q++) {
-                    lo[row + q * BF_CH + c] = s;
-                    s += dl[q];
-                }
-#endif
-            } else {
-                for (int q = 0; q < px1 - px0; q++) {
-                    lo[row + q * BF_CH + c] = s;
-                    if (q + 1 < px1 - px0) s += lm[in0 + q * step + step + span] - lm[in0 + q * step];
-                }
-            }
-        }
     }
 }
 
@@ -460,11 +491,11 @@ void main() {
 #endif
         }
         barrier();
-        bf_block_sums(t, wg, hc, radius);
+        bf_block_sums(0, t, wg, hc, radius);
 #if BF_BLOCKS
         barrier();
 #endif
-        bf_runs(t, wg, hc, radius, nb);
+        bf_runs(0, 0, 0, BF_BATCH, t, wg, hc, radius, nb);
         barrier();
         /* The next batch writes lm, which no one reads now, and lo only
          * after the next barrier: no third barrier. */
@@ -480,4 +511,203 @@ void main() {
         }
     }
 }
+
+#else /* ENTRY_box_ring */
+#ifndef PF
+#define PF 1 /* batches of rows loaded ahead */
+#endif
+#ifndef BF_LD /* (2r+1) mod BF_BATCH: the leaving rows' offset into a block */
+#define BF_LD 0
+#endif
+#define BF_CARRY (BF_LD > 0 ? BF_LD : 1)
+#ifndef BF_PIPE
+#define BF_PIPE 0
+#endif
+#ifndef BF_ZSTORE
+#define BF_ZSTORE 0
+#endif
+/* The row pitch, the radius and the ring's rows, where compiled in. */
+#ifdef BF_PITCH
+#define BF_EC(W) BF_PITCH
+#else
+#define BF_EC(W) ((W) * BF_CH)
+#endif
+#ifdef BF_RADIUS
+#define BF_R(radius) BF_RADIUS
+#define BF_RR(rows) BF_RING_ROWS
+#else
+#define BF_R(radius) (radius)
+#define BF_RR(rows) (rows)
+#endif
+
+/* Step 3 for strip column j: the vertical sums of the batch of entering
+ * rows n .. n + nb - 1 (ring rows from slot; the ring from element ring0),
+ * v += h(y + r) - h(y - r - 1), stored at dst[o + i ec] from output row
+ * ya0 + n - r (those of the segment). The first BF_LD leaving rows of a
+ * whole batch come from `carry`, read by the batch before. */
+void bf_down(const int ring0, const int ring_rows, const int slot, const int n, const int nb,
+             const int radius, const int j, const int ec, const uint o, inout BF_ACC v,
+             inout BF_ACC comp, inout BF_ACC carry[BF_CARRY]) {
+    const int win = 2 * radius + 1;
+    /* The leaving rows, from slot - win: the last BF_LD of the block before
+     * block `lead` (carried) and the first BATCH - BF_LD of block lead. */
+    const int out0 = slot - win < 0 ? slot - win + ring_rows : slot - win;
+    const int lead = out0 + BF_LD < ring_rows ? out0 + BF_LD : out0 + BF_LD - ring_rows;
+    const int in_ = ring0 + slot * BF_OP + j, out_ = ring0 + lead * BF_OP + j;
+    if (n + BF_BATCH <= 2 * radius && nb == BF_BATCH) { /* only fills the window */
+        BF_ACC run = BF_RUN0(comp);
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++) run += BF_LO(in_ + i * BF_OP);
+        BF_END(v, comp, run);
+    } else if (n >= win && nb == BF_BATCH) {
+        BF_ACC run = BF_RUN0(comp);
+        /* (indices clamped in the branch not taken) */
+#if CHAINS > 1
+        BF_ACC dv[BF_BATCH], st[CHAINS];
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++)
+            dv[i] = BF_LO(in_ + i * BF_OP) - (i < BF_LD ? carry[min(i, BF_CARRY - 1)]
+                                                        : BF_LO(out_ + max(i - BF_LD, 0) * BF_OP));
+        bf_chain_starts(dv, st, run);
+        [[unroll]] for (int i = 0; i < BF_LAST_CHAIN(BF_BATCH); i++) {
+            [[unroll]] for (int ch = 0; ch < CHAINS; ch++) {
+                const int at = BF_CHAIN_AT(BF_BATCH, ch, i);
+                if (at >= 0) {
+                    st[ch] += dv[at];
+                    dst[o + uint(at) * uint(ec)] = BF_NORM(BF_AT(v, st[ch]), radius);
+                }
+            }
+        }
+        run = st[CHAINS - 1];
+#else
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++) {
+            run += BF_LO(in_ + i * BF_OP) - (i < BF_LD ? carry[min(i, BF_CARRY - 1)]
+                                                       : BF_LO(out_ + max(i - BF_LD, 0) * BF_OP));
+            dst[o + uint(i) * uint(ec)] = BF_NORM(BF_AT(v, run), radius);
+        }
+#endif
+        BF_END(v, comp, run);
+    } else {
+        int at_in = slot, at = out0;
+        for (int i = 0; i < nb; i++) {
+            const BF_ACC leaving = n + i >= win ? BF_LO(ring0 + at * BF_OP + j) : BF_ACC(0);
+            BF_SLIDE(v, comp, BF_LO(ring0 + at_in * BF_OP + j) - leaving);
+            if (n + i >= 2 * radius) dst[o + uint(i) * uint(ec)] = BF_NORM(v, radius); /* row >= y0 */
+            at_in = at_in + 1 < ring_rows ? at_in + 1 : 0;
+            at = at + 1 < ring_rows ? at + 1 : 0;
+        }
+    }
+    /* The next batch's first BF_LD leaving rows: the tail of block lead. */
+    if (BF_LD > 0 && nb == BF_BATCH && n + BF_BATCH >= win) {
+        [[unroll]] for (int i = 0; i < BF_CARRY; i++)
+            carry[i] = BF_LO(out_ + (BF_BATCH - BF_LD + i) * BF_OP);
+    }
+}
+
+/* Column t's batch (g: its input column, -1 none) from e into lm (from
+ * element lm0); with BF_ZSTORE a zero-border column outside the image,
+ * loaded as column 0, stored as zeros. */
+void bf_store_batch(const int lm0, const int t, const int hc, const int g,
+                    const BF_ACC e[BF_BATCH]) {
+    if (t < hc) {
+        [[unroll]] for (int i = 0; i < BF_BATCH; i++)
+            BF_LM(lm0 + t * BF_TP + i) = BF_ZSTORE != 0 && g < 0 ? BF_ACC(0) : e[i];
+    }
+}
+
+/* What a group's steps share. */
+struct bf_group {
+    int H, border, radius, ring_rows, ring0, lm_size, t, wg, ec, e0, hc, rows, ya0, batches, g;
+};
+#define BF_LOAD_BATCH(q, ya, e) \
+    bf_rows((q).ec, (q).H, (q).border, BF_ZSTORE != 0 && (q).g < 0 ? 0 : (q).g, (ya), (e))
+
+/* Step k: batch k's rows into lm (step 1) and its block sums; the running
+ * sums of batch k - BF_PIPE into the ring (step 2); the vertical sums of
+ * batch k - 2 BF_PIPE (step 3); barriers as the .cl's, so that every
+ * invocation meets each (no early exit). e: batch k's rows, loaded
+ * PF batches before, then batch k + PF's. */
+void bf_step(const bf_group q, const int k, inout BF_ACC e[BF_BATCH], inout BF_ACC v,
+             inout BF_ACC comp, inout BF_ACC carry[BF_CARRY], inout int slot_runs,
+             inout int slot_down) {
+    const int kr = k - BF_PIPE, kd = k - 2 * BF_PIPE;
+    const int lm = (k & BF_PIPE) * q.lm_size, lm_runs = (kr & BF_PIPE) * q.lm_size;
+    if (k < q.batches && q.t < q.hc) {
+        const int n = k * BF_BATCH;
+        bf_store_batch(lm, q.t, q.hc, q.g, e);
+        if (n + PF * BF_BATCH < q.rows) BF_LOAD_BATCH(q, q.ya0 + n + PF * BF_BATCH, e);
+    }
+#if BF_BLOCKS || !BF_PIPE
+    barrier();
+#endif
+    if (k < q.batches) bf_block_sums(lm, q.t, q.wg, q.hc, q.radius);
+#if !BF_PIPE && BF_BLOCKS
+    barrier();
+#endif
+    if (kr >= 0 && kr < q.batches) {
+        bf_runs(lm_runs, q.ring0, slot_runs, q.ring_rows, q.t, q.wg, q.hc, q.radius,
+                min(BF_BATCH, q.rows - kr * BF_BATCH));
+        slot_runs = slot_runs + BF_BATCH < q.ring_rows ? slot_runs + BF_BATCH : 0;
+    }
+#if !BF_PIPE
+    barrier();
+#endif
+    if (kd >= 0 && kd < q.batches) {
+        const int n = kd * BF_BATCH, nb = min(BF_BATCH, q.rows - n);
+        if (q.t < NT && q.e0 + q.t < q.ec) /* from row y0 + n - 2r */
+            bf_down(q.ring0, q.ring_rows, slot_down, n, nb, q.radius, q.t, q.ec,
+                    uint(q.ya0 + n - q.radius) * uint(q.ec) + uint(q.e0 + q.t), v, comp, carry);
+        slot_down = slot_down + BF_BATCH < q.ring_rows ? slot_down + BF_BATCH : 0;
+    }
+#if BF_PIPE
+    barrier();
+#endif
+}
+
+#if PF > 8
+#error "PF: 8 batches in flight at most"
+#endif
+void main() {
+    bf_group q;
+    q.H = args.H, q.border = args.border;
+    q.radius = BF_R(args.radius), q.ring_rows = BF_RR(args.ring_rows);
+    q.ring0 = args.ring_at, q.lm_size = args.ring_at / (1 + BF_PIPE);
+    q.t = int(gl_LocalInvocationID.x), q.wg = int(gl_WorkGroupSize.x);
+    const int rc = q.radius * BF_CH, y0 = int(gl_WorkGroupID.y) * args.seg;
+    q.ec = BF_EC(args.W), q.e0 = int(gl_WorkGroupID.x) * NT, q.hc = NT + 2 * rc;
+    q.rows = min(y0 + args.seg, q.H) - y0 + 2 * q.radius, q.ya0 = y0 - q.radius;
+    q.batches = (q.rows + BF_BATCH - 1) / BF_BATCH;
+    q.g = q.t < q.hc ? bf_halo(q.t, q.e0, rc, args.W, q.border) : -1;
+    BF_ACC v = BF_ACC(0), comp = BF_ACC(0), enter[PF][BF_BATCH], carry[BF_CARRY];
+    [[unroll]] for (int p = 0; p < PF; p++)
+        if (p * BF_BATCH < q.rows) BF_LOAD_BATCH(q, q.ya0 + p * BF_BATCH, enter[p]);
+    int slot_runs = 0, slot_down = 0; /* the ring rows of the batches' first entering rows */
+    for (int k0 = 0; k0 < q.batches + 2 * BF_PIPE; k0 += PF) {
+        /* A call for each batch in flight (each has its registers), not an
+         * unrolled loop, whose copies would lose `precise` (bf_start). */
+#define BF_STEP(p) bf_step(q, k0 + (p), enter[p], v, comp, carry, slot_runs, slot_down)
+        BF_STEP(0);
+#if PF > 1
+        BF_STEP(1);
+#endif
+#if PF > 2
+        BF_STEP(2);
+#endif
+#if PF > 3
+        BF_STEP(3);
+#endif
+#if PF > 4
+        BF_STEP(4);
+#endif
+#if PF > 5
+        BF_STEP(5);
+#endif
+#if PF > 6
+        BF_STEP(6);
+#endif
+#if PF > 7
+        BF_STEP(7);
+#endif
+#undef BF_STEP
+    }
+}
+#endif
 #endif

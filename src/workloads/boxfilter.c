@@ -719,8 +719,10 @@ static bool ring_compiled(const co_job *job) {
 static bool ring_vec(const co_job *job, size_t part, size_t vec_part) {
     const box_state *s = job->prob->state;
     const long vec = co_job_param(job, "VEC");
+    /* (Vulkan: GLSL has no float4 view of a float shared array, so box_ring's
+     * GLSL twin has no BF_VEC.) */
     return vec != 2 && !s->fmt->u8 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
-           (vec == 1 || part <= vec_part);
+           (vec == 1 || part <= vec_part) && !co_vulkan_is_device(job->dev);
 }
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -870,17 +872,21 @@ static int gpu_ring_shapes(int radius, bool px4, ring_shape *shapes) {
     return 3;
 }
 
-/* The ring pass or not, and with NT 0 (auto) the strips' width; never on
- * Vulkan (kernels/boxfilter.comp has box_fused only). RING 1:
- * the ring wherever it fits. RING 2 (auto): on a CPU the ring wherever it
+/* The ring pass or not, and with NT 0 (auto) the strips' width (Vulkan
+ * too: kernels/boxfilter.comp has both passes). RING 1: the ring wherever
+ * it fits. RING 2 (auto): on a CPU the ring wherever it
  * fits (PoCL on 2 EPYC cores, 2048^2: r = 1, 21.3 ms against 27.6 vertical
- * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0), strips 128
+ * first; r = 16, 24.2 against 38.5; r = 64, 30.0 against 84.0; lavapipe,
+ * whose 32 KiB hold the ring up to r = 28: r = 1, 106-108 ms against
+ * 114-131; r = 16, 128-135 against 121-122, kept for one rule), strips 128
  * columns wide. On a GPU the first of gpu_ring_shapes that fits with whole
  * batches: float32 at 8192^2 on the H200 took 0.1404-0.1408 ms at r = 1-3
  * by the ring with ZSTORE, 0.1418 at r = 1 by the vertical-first pass (zero
  * border; clamp, and 1080p-4096^2: the ring faster too; RGBA8 r = 1: 0.468
  * against 0.565; r = 16, float32: 0.148 against 0.170;
- * docs/results/2026-12-01-h200-l.md, runs 59-65, 69-72).
+ * docs/results/2026-12-01-h200-l.md, runs 59-65, 69-72). In 48 KiB (NVIDIA's
+ * OpenCL; its Vulkan's maxComputeSharedMemorySize is 49152 as a rule) no
+ * shape fits with its batches: vertical first there.
  * The vertical-first pass: 128 columns where the leaving rows come from
  * registers (H200, r = 16: 0.185 ms against 0.196 with 256), else 256. */
 static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
@@ -888,7 +894,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     const long ring = co_job_param(job, "RING");
     const bool cpu = job->dev->info.type == CO_DEVICE_CPU, hist = fused_hist(job);
     const size_t fused_nt = fused_px4(job) && !cpu ? 64 : cpu || hist ? 128 : 256;
-    if (!co_job_param(job, "FUSE") || !ring || co_vulkan_is_device(job->dev)) {
+    if (!co_job_param(job, "FUSE") || !ring) {
         if (!*nt) *nt = fused_nt;
         return false;
     }
@@ -1129,8 +1135,7 @@ static const co_param_def sliding_params[] = {
     {"RING", 2, 0, 2, false,
      "fused: 1: horizontal first, the window's row sums in local memory "
      "(no row read twice), where it fits; 0: vertical first; 2: on CPUs the ring where it fits, "
-     "on GPUs where one of the shapes measured best for the radius fits with whole batches "
-     "(Vulkan: vertical first always)",
+     "on GPUs where one of the shapes measured best for the radius fits with whole batches",
      0},
     {"PF", 0, 0, 8, false,
      "ring: batches of rows loaded ahead (0: pipelined 3, else 1 where a "
@@ -1149,7 +1154,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"VEC", 0, 0, 2, false,
      "ring: 1: the horizontal pass reads its rows four columns at a time "
-     "(rows row-major in local memory) where the image is float32 and BATCH a multiple of 4, "
+     "(rows row-major in local memory) where the image is float32, BATCH a multiple of 4 and "
+     "the API not Vulkan, "
      "the image's row pitch, the radius and the ring's height then compiled in (a build per "
      "width and radius; on GPUs they are from 2^20 pixels anyway); 2: never; 0: where they are "
      "compiled in anyway and BATCH is 16 or less (32 for r = 64's shape)",
