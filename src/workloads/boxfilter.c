@@ -842,12 +842,15 @@ static bool ring_fit(const co_job *job, size_t nt, const ring_shape *shape, size
  * segments, 129 groups on 132 SMs. Then the one-group shapes not tried
  * yet, for devices with less local memory. */
 static int gpu_ring_shapes(int radius, bool px4, ring_shape *shapes) {
-    if (px4) { /* a pixel's four sums take 16 bytes: narrower strips */
+    /* A pixel's four sums take 16 bytes: narrower strips (H200, 8192^2, ms: r = 16,
+     * 128 columns 0.640, 64 1.09, 32 0.93; r = 64, 64 columns 0.89, 32 1.79; r = 128, 32
+     * columns 13.0, where the vertical-first pass took NVIDIA OpenCL 2.62;
+     * docs/results/2026-12-02-h200-o.md). */
+    if (px4) {
         const ring_shape px_wide = {128, 1, 16, false, 0}, px_mid = {64, 1, 16, false, 0},
-                         px_short = {64, 1, 8, false, 0}, px_narrow = {32, 1, 16, false, 0};
-        shapes[0] = radius <= 16 ? px_wide : px_mid, shapes[1] = px_mid, shapes[2] = px_short,
-        shapes[3] = px_narrow;
-        return 4;
+                         px_short = {64, 1, 8, false, 0};
+        shapes[0] = radius <= 16 ? px_wide : px_mid, shapes[1] = px_mid, shapes[2] = px_short;
+        return 3;
     }
     const ring_shape pairs = {256, 2, 16, false, 16}, wide = {384, 1, 16, false, 16},
                      tall = {256, 1, 32, false, 16}, piped = {256, 1, 16, true, 16},

@@ -325,20 +325,28 @@ static size_t warp_tiles(const warp_shape *sh, size_t m, size_t n) {
 }
 
 /* SHAPE=0 and SPLITK=0: the largest tile that still gives every compute
- * unit a work-group (128x128, 128x64, else 64x64), then on GPUs split-K
+ * unit a work-group (128x128, 128x64, else 64x64; on GPUs whose slices go
+ * through registers, COPY 2, 128x256 first), then on GPUs split-K
  * until there are two work-groups a compute unit, each split at least 128
  * deep. To be measured on the H200 (the warp sweep); on PoCL (2 cores,
  * 512^2) 128x128 tiles ran 2-3x faster than reg2d's default, 64x64 ones
  * 1.5-3x slower than 128x128 (a loaded machine, 2026-12-02). */
-static void warp_by_size(const co_device_info *info, size_t m, size_t n, size_t k, long *shape,
-                         long *splits) {
+static void warp_by_size(const co_device_info *info, bool copy_regs, size_t m, size_t n, size_t k,
+                         long *shape, long *splits) {
     const size_t cus = info->compute_units ? info->compute_units : 1;
     if (!*shape) {
-        static const int order[] = {1, 7, 9};
+        /* OpenCL GPUs (slices through registers) 128x256 first: NVIDIA's OpenCL, 4096^2 3.05
+         * ms against 5.19 with 128x128 (whose float4 loads spill under its register cap),
+         * 8192^2 24.0 against 40.8, 3000x5000x2000 1.48 against 2.47, 4097x4095x4093 3.14
+         * against 3.22 (docs/results/2026-12-02-h200-o.md). */
+        static const int order[] = {1, 7, 9}, order_cl[] = {3, 1, 7, 9};
+        const bool cl = copy_regs && info->type == CO_DEVICE_GPU;
+        const int *o = cl ? order_cl : order;
+        const size_t n_o = cl ? sizeof order_cl / sizeof *order_cl : sizeof order / sizeof *order;
         *shape = 9;
-        for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-            if (warp_tiles(&warp_shapes[order[i]], m, n) >= cus) {
-                *shape = order[i];
+        for (size_t i = 0; i < n_o; i++)
+            if (warp_tiles(&warp_shapes[o[i]], m, n) >= cus) {
+                *shape = o[i];
                 break;
             }
     }
@@ -378,7 +386,8 @@ static co_status run_warp(co_job *job) {
     const long groupm = co_job_param(job, "GROUPM");
     long bk = co_job_param(job, "BK"), stages = co_job_param(job, "STAGES");
     long copy = co_job_param(job, "COPY"), minb = co_job_param(job, "MINB");
-    warp_by_size(info, s->m, s->n, s->k, &shape, &splits);
+    if (!copy) copy = cuda ? 1 : 2; /* (why: below) */
+    warp_by_size(info, copy == 2, s->m, s->n, s->k, &shape, &splits);
     const warp_shape *sh = &warp_shapes[shape];
     const size_t nt = 32 * (size_t)(sh->bm / sh->wm) * (size_t)(sh->bn / sh->wn);
     /* By backend: CUDA copies with cp.async, 16 deep, as many stages as
@@ -386,7 +395,6 @@ static co_status run_warp(co_job *job) {
      * flight while the one before is multiplied, on GPUs 8 deep (the staged
      * registers then fit under 128 at 128x128: NVRTC's count). On PoCL
      * through registers, 16 deep, ran 1.6-2.6x faster than straight copies. */
-    if (!copy) copy = cuda ? 1 : 2;
     if (!bk) bk = copy == 2 && info->type == CO_DEVICE_GPU ? 8 : 16;
     if (bk < 4)
         return co_fail(CO_ERR_INVALID, "warp needs BK 0 (by backend) or 4 to 32, got %ld", bk);

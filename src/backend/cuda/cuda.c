@@ -1198,7 +1198,9 @@ void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *
 /* The cubin's own figures for entry: ELF64 sections .symtab, .strtab and
  * .nv.info, whose attributes are {u8 format, u8 attribute, u16 size or value}
  * with `size` bytes after it in format 4 (EIFMT_SVAL); EIATTR_REGCOUNT (0x2f)
- * and EIATTR_FRAME_SIZE (0x11) hold {u32 symbol, u32 value}. A reader of our
+ * and EIATTR_FRAME_SIZE (0x11) hold {u32 symbol, u32 value}. (Static shared
+ * memory is not taken from section .nv.shared.ENTRY, whose size on sm_90
+ * includes the 1 KiB the system reserves.) A reader of our
  * own (libelf would read the sections, not the attributes): ptxas's text report
  * differs between versions (the H200 machine's NVRTC left 10 entries without
  * a register count, 2026-12-02), the cubin's attributes do not. Fields it
@@ -1223,11 +1225,11 @@ void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co
     for (uint64_t i = 0; i < shnum; i++) {
         const unsigned char *h = d + shoff + i * shentsize;
         const uint64_t name = le(h, 4), off = le(h + 24, 8), bytes = le(h + 32, 8);
-        if (name >= names_size || off > size || bytes > size - off) continue;
+        if (name >= names_size || off > size) continue;
         const char *n = (const char *)d + names_at + name;
         if (!memchr(n, 0, names_size - name)) continue; /* a name that runs out of its section */
         for (int w = 0; w < 3; w++)
-            if (!strcmp(n, wanted[w])) at[w] = off, len[w] = bytes;
+            if (!strcmp(n, wanted[w]) && bytes <= size - off) at[w] = off, len[w] = bytes;
     }
     if (!len[0] || !len[1] || !len[2]) return;
     long symbol = -1; /* entry's index in .symtab (24-byte Elf64_Sym, st_name first) */
