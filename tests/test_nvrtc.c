@@ -267,6 +267,12 @@ static void check_cubin_figures(const char *arch) {
         "    for (int j = 0; j < n; j++)\n"
         "        for (int k = 0; k < 16; k++) s += acc[k] * x[j * 16 + k] * acc[(k + j) % 16];\n"
         "    x[threadIdx.x] = s;\n"
+        "}\n"
+        "extern \"C\" __global__ void three(float *x) {\n"
+        "    __shared__ float t[100];\n"
+        "    t[threadIdx.x] = x[threadIdx.x];\n"
+        "    __syncthreads();\n"
+        "    x[threadIdx.x] = t[99 - threadIdx.x];\n"
         "}\n";
     void *bin = NULL;
     size_t size = 0;
@@ -280,23 +286,28 @@ static void check_cubin_figures(const char *arch) {
         free(bin);
         return;
     }
-    co_il_resources one = {.registers = -1, .stack_bytes = -1}, two = one, none = one, cut = one;
+    co_il_resources one = {.registers = -1, .stack_bytes = -1, .shared_bytes = -1}, two = one,
+                    three = one, none = one, cut = one;
     co_cuda_cubin_figures(bin, size, "one", &one);
+    co_cuda_cubin_figures(bin, size, "three", &three);
     co_cuda_cubin_figures(bin, size, "two", &two);
     co_cuda_cubin_figures(bin, size, "on", &none);
     co_cuda_cubin_figures(bin, size / 2, "two", &cut);
     free(bin);
-    /* `one`: a handful of registers and no frame; `two` indexes its array: a frame of 64 bytes */
+    /* `one`: a handful of registers, no frame, no shared memory (no section: left as it
+     * was); `two` indexes its array: a frame of 64 bytes; `three`: 400 bytes shared */
     if (one.registers < 4 || one.registers > 32 || one.stack_bytes != 0 || two.registers < 4 ||
-        two.stack_bytes != 64 || none.registers != -1 || cut.registers != -1) {
-        printf("FAIL cubin figures: one %ld regs %ld stack, two %ld regs %ld stack, a name's prefix "
-               "%ld regs, half a cubin %ld regs\n",
-               one.registers, one.stack_bytes, two.registers, two.stack_bytes, none.registers,
-               cut.registers);
+        two.stack_bytes != 64 || three.shared_bytes != 400 || one.shared_bytes != -1 ||
+        none.registers != -1 || cut.registers != -1) {
+        printf("FAIL cubin figures: one %ld regs %ld stack %ld shared, two %ld regs %ld stack, "
+               "three %ld shared, a name's prefix %ld regs, half a cubin %ld regs\n",
+               one.registers, one.stack_bytes, one.shared_bytes, two.registers, two.stack_bytes,
+               three.shared_bytes, none.registers, cut.registers);
         failures++;
     } else {
-        printf("ok   cubin figures: one %ld registers, two %ld registers, %ld bytes frame\n",
-               one.registers, two.registers, two.stack_bytes);
+        printf("ok   cubin figures: one %ld registers, two %ld registers, %ld bytes frame, three "
+               "%ld bytes shared\n",
+               one.registers, two.registers, two.stack_bytes, three.shared_bytes);
     }
 }
 

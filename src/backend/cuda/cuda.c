@@ -1198,9 +1198,8 @@ void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *
 /* The cubin's own figures for entry: ELF64 sections .symtab, .strtab and
  * .nv.info, whose attributes are {u8 format, u8 attribute, u16 size or value}
  * with `size` bytes after it in format 4 (EIFMT_SVAL); EIATTR_REGCOUNT (0x2f)
- * and EIATTR_FRAME_SIZE (0x11) hold {u32 symbol, u32 value}. (Static shared
- * memory is not taken from section .nv.shared.ENTRY, whose size on sm_90
- * includes the 1 KiB the system reserves.) A reader of our
+ * and EIATTR_FRAME_SIZE (0x11) hold {u32 symbol, u32 value}; the static
+ * shared memory is the size of section .nv.shared.ENTRY. A reader of our
  * own (libelf would read the sections, not the attributes): ptxas's text report
  * differs between versions (the H200 machine's NVRTC left 10 entries without
  * a register count, 2026-12-02), the cubin's attributes do not. Fields it
@@ -1221,6 +1220,8 @@ void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co
     const uint64_t names_at = le(names + 24, 8), names_size = le(names + 32, 8);
     if (names_at > size || names_size > size - names_at) return;
     uint64_t at[3] = {0}, len[3] = {0}; /* .symtab, .strtab, .nv.info */
+    long shared = -1;                   /* the size of section .nv.shared.ENTRY */
+    bool reserved = false;              /* a .nv.shared.reserved.N section */
     static const char *const wanted[3] = {".symtab", ".strtab", ".nv.info"};
     for (uint64_t i = 0; i < shnum; i++) {
         const unsigned char *h = d + shoff + i * shentsize;
@@ -1230,6 +1231,10 @@ void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co
         if (!memchr(n, 0, names_size - name)) continue; /* a name that runs out of its section */
         for (int w = 0; w < 3; w++)
             if (!strcmp(n, wanted[w]) && bytes <= size - off) at[w] = off, len[w] = bytes;
+        if (!strncmp(n, ".nv.shared.", 11)) { /* no bits in the file: any size */
+            if (!strcmp(n + 11, entry)) shared = (long)bytes;
+            if (!strncmp(n + 11, "reserved.", 9)) reserved = true;
+        }
     }
     if (!len[0] || !len[1] || !len[2]) return;
     long symbol = -1; /* entry's index in .symtab (24-byte Elf64_Sym, st_name first) */
@@ -1239,6 +1244,10 @@ void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co
         if (name < len[1] && memchr(n, 0, len[1] - name) && !strcmp(n, entry)) symbol = (long)k;
     }
     if (symbol < 0) return;
+    /* From sm_90 the section holds the 1 KiB a group reserves for the system too, and the
+     * cubin has .nv.shared.reserved.0 (NVRTC 13.0: sm_90, sm_100, sm_120; up to sm_89 neither);
+     * a kernel that declares none has no section. */
+    if (shared >= 0) r->shared_bytes = reserved && shared >= 1024 ? shared - 1024 : shared;
     for (uint64_t o = 0; o + 4 <= len[2];) {
         const unsigned char *a = d + at[2] + o;
         const uint64_t n = a[0] == 4 ? le(a + 2, 2) : 0;

@@ -58,8 +58,8 @@ co_cuda_fn co_cuda_dlsym(void *lib, const char *name);
  * --ptxas-options=-v): registers, stack, spills and shared memory; what the
  * report does not say is left as it was. */
 void co_cuda_ptxas_figures(const char *log, const char *entry, co_il_resources *r);
-/* The same from the cubin's attributes (registers and stack frame), where
- * the report has no register count for the entry. */
+/* The same from the cubin (registers, stack frame, static shared memory),
+ * where the report has no register count for the entry. */
 void co_cuda_cubin_figures(const void *cubin, size_t size, const char *entry, co_il_resources *r);
 
 /* Compile one kernel source with NVRTC only (no driver, no GPU):
