@@ -11,7 +11,8 @@
  *
  * Defines: BF_U8 (0: float32, 1: 8-bit elements with exact 32-bit integer
  * sums), BF_CH (channels a pixel: 1, or 4 for RGBA8; the host's format
- * table gives both); BF_NAME suffixes names (the host C, once per format). Here: the border
+ * table gives both), BF_PX4 (the fused passes: an RGBA8 pixel one uchar4
+ * element, BF_CH 1); BF_NAME suffixes names (the host C, once per format). Here: the border
  * rule and the windows as spans (format-free, once), then each format's
  * types and its sums: compensated (float) or exact (uint). The GLSL twins
  * (kernels/boxfilter.comp, CO_GLSL) include the format-free part only, so
