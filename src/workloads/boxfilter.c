@@ -504,10 +504,9 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
     const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
     const bool px4 = fused && fused_px4(job);
     char extra[640], defines[1024];
-    const int n = snprintf(extra, sizeof extra,
-                           "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
-                           s->fmt->u8, px4 ? 1 : (size_t)s->ch, px4, first, final,
-                           more ? " " : "", more ? more : "");
+    const int n = snprintf(
+        extra, sizeof extra, "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
+        s->fmt->u8, px4 ? 1 : (size_t)s->ch, px4, first, final, more ? " " : "", more ? more : "");
     if (n < 0 || (size_t)n >= sizeof extra)
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
