@@ -107,6 +107,7 @@ static const struct {
     {"boxfilter", "-DBF_U8=1 -DBF_CH=4 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
+    {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},
     {"boxfilter_fused", "-DBF_U8=1 -DBF_PX4=1 -DNT=128 -DBF_BATCH=8 -DBF_HIST=-1 -DLMAX=1536"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=16 -DBF_HIST=-1 -DBF_BLOCKS=1"},
     /* r > 64: the parts' first windows compensated (BF_KAHAN0), fused and ring */
@@ -114,6 +115,7 @@ static const struct {
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=16 -DBF_BLOCKS=1 -DBF_LD=3 -DBF_KAHAN0=1"},
     /* the ring pass: local memory sized at launch */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=384 -DBF_BATCH=8 -DBF_BLOCKS=1 -DPF=4"},
+    {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
     {"boxfilter_fused", "-DBF_RING=1 -DBF_U8=1 -DBF_PX4=1 -DNT=64 -DBF_BATCH=4 -DPF=2 -DMAXREG=64"},
     /* ... with leaving rows carried in registers and the row pitch compiled in */
     {"boxfilter_fused", "-DBF_RING=1 -DNT=256 -DBF_BATCH=32 -DBF_BLOCKS=1 -DBF_LD=1 "

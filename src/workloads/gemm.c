@@ -339,14 +339,12 @@ static void warp_by_size(const co_device_info *info, bool copy_regs, size_t m, s
          * ms against 5.19 with 128x128 (whose float4 loads spill under its register cap),
          * 8192^2 24.0 against 40.8, 3000x5000x2000 1.48 against 2.47, 4097x4095x4093 3.14
          * against 3.22 (docs/results/2026-12-02-h200-o.md). */
-        static const int order[] = {1, 7, 9}, order_cl[] = {3, 1, 7, 9};
-        const bool cl = copy_regs && info->type == CO_DEVICE_GPU;
-        const int *o = cl ? order_cl : order;
-        const size_t n_o = cl ? sizeof order_cl / sizeof *order_cl : sizeof order / sizeof *order;
+        static const int order[] = {3, 1, 7, 9}; /* CUDA and CPUs start at 1 */
         *shape = 9;
-        for (size_t i = 0; i < n_o; i++)
-            if (warp_tiles(&warp_shapes[o[i]], m, n) >= cus) {
-                *shape = o[i];
+        for (size_t i = copy_regs && info->type == CO_DEVICE_GPU ? 0 : 1;
+             i < sizeof order / sizeof *order; i++)
+            if (warp_tiles(&warp_shapes[order[i]], m, n) >= cus) {
+                *shape = order[i];
                 break;
             }
     }
@@ -386,7 +384,7 @@ static co_status run_warp(co_job *job) {
     const long groupm = co_job_param(job, "GROUPM");
     long bk = co_job_param(job, "BK"), stages = co_job_param(job, "STAGES");
     long copy = co_job_param(job, "COPY"), minb = co_job_param(job, "MINB");
-    if (!copy) copy = cuda ? 1 : 2; /* (why: below) */
+    if (!copy) copy = cuda ? 1 : 2; /* by backend (why: below); the tiles depend on it */
     warp_by_size(info, copy == 2, s->m, s->n, s->k, &shape, &splits);
     const warp_shape *sh = &warp_shapes[shape];
     const size_t nt = 32 * (size_t)(sh->bm / sh->wm) * (size_t)(sh->bn / sh->wn);
