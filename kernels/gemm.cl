@@ -81,3 +81,15 @@ __kernel void gemm_wpt(const int M, const int N, const int K,
         if (row < M && col < N) C[(size_t)row * N + col] = acc[w];
     }
 }
+
+/* reg2d's packing (src/workloads/gemm.c, PACK): dst, dst_rows x dst_cols,
+ * the rows x cols of src (row pitch `pitch`) with zeros past them: A and B
+ * copied into rows of whole float4s, and the padded product's columns back
+ * into C. A work-item an element of dst. */
+__kernel void gemm_pad(const int rows, const int cols, const int pitch, const int dst_rows,
+                       const int dst_cols, __global const float *CO_RESTRICT src,
+                       __global float *CO_RESTRICT dst) {
+    const int c = (int)get_global_id(0), r = (int)get_global_id(1);
+    if (r >= dst_rows || c >= dst_cols) return;
+    dst[(size_t)r * dst_cols + c] = r < rows && c < cols ? src[(size_t)r * pitch + c] : 0.0f;
+}

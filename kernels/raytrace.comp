@@ -118,39 +118,50 @@ void rt_move(int i, real t, out real o[RT_SW]) {
 real dot3(rvec a, rvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
 
-/* Where o + t d (d unit) enters and leaves sphere i; false if it misses. */
-bool rt_sphere(int i, rvec o, rvec d, out real t0, out real t1) {
-    const rvec4 c = WV(RT_SPHERES / 4 + 3 * i); /* centre, r^2 */
-    const rvec oc = o - c.xyz;
-    const real b = dot3(oc, d), disc = b * b - (dot3(oc, oc) - c.w);
-    t0 = t1 = R(0.0);
-    if (disc <= R(0.0)) return false;
-    const real q = co_sqrt(disc);
-    t0 = -b - q, t1 = -b + q;
-    return true;
-}
+/* RT_HIT(i): t, where o + t d (d unit) enters sphere i if positive, else
+ * where it leaves; 0 if it misses. Written out in the loops that use it
+ * (no helper with out parameters, no return inside a loop): a strict shader
+ * reaches the driver unoptimised, and NVIDIA's took 8% longer with the
+ * helper (1080p, `local`: 0.5745 against 0.5266 ms; 2026-12-02-h200-p.md).
+ * The operations and their order are those of the OpenCL kernel's. */
+#define RT_HIT(i)                                                                    \
+    const rvec4 c = WV(RT_SPHERES / 4 + 3 * (i)); /* centre, r^2 */                 \
+    const rvec oc = o - c.xyz;                                                       \
+    const real b = oc.x * d.x + oc.y * d.y + oc.z * d.z;                             \
+    const real disc = b * b - ((oc.x * oc.x + oc.y * oc.y + oc.z * oc.z) - c.w);     \
+    real t = R(0.0);                                                                 \
+    if (!(disc <= R(0.0))) {                                                         \
+        const real q = co_sqrt(disc);                                                \
+        const real t0 = -b - q, t1 = -b + q;                                         \
+        t = t0 > R(0.0) ? t0 : t1;                                                   \
+    }
 
 /* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
-int rt_nearest(int n, rvec o, rvec d, inout real tbest) {
+int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
     int id = -1;
-    real t0, t1;
+    real best = tbest_in;
     for (int i = 0; i < n; i++) {
-        if (!rt_sphere(i, o, d, t0, t1)) continue;
-        const real t = t0 > R(0.0) ? t0 : t1;
-        if (t > R(0.0) && t < tbest) tbest = t, id = i;
+        RT_HIT(i)
+        if (t > R(0.0) && t < best) {
+            best = t;
+            id = i;
+        }
     }
+    tbest_out = best;
     return id;
 }
 
-/* Any sphere between o and o + tmax d. */
+/* Any sphere between o and o + tmax d: the loop ends at the first. */
 bool rt_blocked(int n, rvec o, rvec d, real tmax) {
-    real t0, t1;
+    bool blocked = false;
     for (int i = 0; i < n; i++) {
-        if (!rt_sphere(i, o, d, t0, t1)) continue;
-        const real t = t0 > R(0.0) ? t0 : t1;
-        if (t > R(0.0) && t < tmax) return true;
+        RT_HIT(i)
+        if (t > R(0.0) && t < tmax) {
+            blocked = true;
+            break;
+        }
     }
-    return false;
+    return blocked;
 }
 
 real rt_pow32(real x) {
@@ -174,8 +185,8 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
     rvec col = rvec(R(0.0));
     real weight = R(1.0);
     for (int bounce = 0;; bounce++) {
-        real t = real(RT_FAR);
-        const int id = rt_nearest(n, o, d, t);
+        real t;
+        const int id = rt_nearest(n, o, d, real(RT_FAR), t);
         bool plane = false;
         if (d.y != R(0.0)) {
             const real tp = co_div(plane_y - o.y, d.y);

@@ -190,6 +190,10 @@ assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["candidates_run"] >= 2, 
 c = r["candidates"]
 assert len(c) < 2 or c[-2]["elapsed_s"] <= 4, [x["elapsed_s"] for x in c]
 assert r["candidates"][0]["default"] and r["best"] >= 0, r
+# The default's neighbours first: the first candidate after the default (and
+# the work-group probe wpt refuses) moves one tunable a step.
+first = next(x for x in c[1:] if x["local"] is None)
+assert sum(first["params"][k] != c[0]["params"][k] for k in c[0]["params"]) == 1, (c[0], first)
 PY
 "$CO" tune gemm --device opencl --variant wpt --size 64 --budget 2 --strategy random >"$tmp/t5.txt" 2>&1 &&
     grep -Eq "candidates of [0-9]+( and 1 work-group probe refused)? \([0-9.e+-]+% of the space, random\)" "$tmp/t5.txt" && ok ||

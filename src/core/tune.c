@@ -42,8 +42,12 @@
 /* ---- the size class and the device's identity ---- */
 
 /* "k=512 m=512 n=512": each integer size of 64 or more rounded to the
- * nearest power of two (in log scale), smaller ones and words as they are;
- * sorted by name, so the order a workload reports them in does not matter. */
+ * nearest power of two (in log scale), and where it is not a multiple of 16
+ * the largest power of two it is a multiple of after a slash ("n=4096/1"
+ * for 4095: kernels take other paths where rows are not whole vectors, and a
+ * choice tuned there lost at 4096^2, 2026-12-02-h200-p.md); smaller sizes
+ * and words as they are; sorted by name, so the order a workload reports
+ * them in does not matter. */
 static void size_class(const co_problem *p, char *out, size_t len) {
     size_t order[CO_MAX_KV];
     for (size_t i = 0; i < p->nsizes; i++) order[i] = i;
@@ -61,9 +65,13 @@ static void size_class(const co_problem *p, char *out, size_t len) {
         char *end;
         double x = strtod(v, &end);
         char value[64];
-        if (*v && !*end && x >= 64 && x == floor(x))
-            snprintf(value, sizeof value, "%.0f", exp2(round(log2(x))));
-        else
+        if (*v && !*end && x >= 64 && x == floor(x) && x < 0x1p53) {
+            const unsigned long long u = (unsigned long long)x, align = u & (~u + 1);
+            if (align >= 16)
+                snprintf(value, sizeof value, "%.0f", exp2(round(log2(x))));
+            else
+                snprintf(value, sizeof value, "%.0f/%llu", exp2(round(log2(x))), align);
+        } else
             snprintf(value, sizeof value, "%s", v);
         used += (size_t)snprintf(out + used, len - used, "%s%s=%s", k ? " " : "", name, value);
     }
@@ -530,14 +538,44 @@ static double time_of(const tuner *t, long i) {
     return c->status == CO_OK && c->verified && c->median_ms > 0 ? c->median_ms : INFINITY;
 }
 
-/* Simulated annealing from the default: a step changes one coordinate to
- * a neighbouring value (now and then any value of it, or a random point);
- * a slower one is taken with a probability that falls with the
- * temperature, which falls as the budget is spent. */
+/* The default's neighbours first: each coordinate, axes in a random order,
+ * a step down and a step up (every value of an axis of three or fewer),
+ * each improvement kept. A tunable that pays on its own is then tried
+ * within the first two candidates an axis (reg2d's PACK at 4097x4095x4093
+ * on the H200: 1.26x alone, where 55 annealed steps had found 1.16x,
+ * 2026-12-02-h200-p.md). False: the caller asked to stop. */
+static bool climb(tuner *t, size_t *cur, double *cur_ms) {
+    size_t order[CO_MAX_PARAMS + 1], next[CO_MAX_PARAMS + 1];
+    for (size_t a = 0; a < t->naxes; a++) order[a] = a;
+    for (size_t a = t->naxes; a > 1; a--) { /* Fisher-Yates */
+        const size_t j = (size_t)(co_rng_next(&t->rng) % a), x = order[a - 1];
+        order[a - 1] = order[j], order[j] = x;
+    }
+    for (size_t i = 0; i < t->naxes; i++) {
+        const size_t a = order[i], n = t->axes[a].n, at = cur[a];
+        for (size_t v = 0; v < n; v++) {
+            if (v == at || (n > 3 && v + 1 != at && v != at + 1)) continue;
+            if (!time_left(t)) return true;
+            memcpy(next, cur, sizeof next);
+            next[a] = v;
+            if (!run_candidate(t, next)) continue; /* run before */
+            const double ms = time_of(t, (long)t->r->ncandidates - 1);
+            if (ms < *cur_ms) memcpy(cur, next, sizeof next), *cur_ms = ms;
+            if (!report(t)) return false;
+        }
+    }
+    return true;
+}
+
+/* Simulated annealing from the default after climb: a step changes one
+ * coordinate to a neighbouring value (now and then any value of it, or a
+ * random point); a slower one is taken with a probability that falls with
+ * the temperature, which falls as the budget is spent. */
 static void search_anneal(tuner *t) {
     size_t cur[CO_MAX_PARAMS + 1], next[CO_MAX_PARAMS + 1];
     memcpy(cur, t->def, sizeof cur);
     double cur_ms = time_of(t, 0);
+    if (isfinite(cur_ms) && !climb(t, cur, &cur_ms)) return;
     for (unsigned dupes = 0; dupes < DUPES_MAX && time_left(t);) {
         memcpy(next, cur, sizeof next);
         const double u = (double)(co_rng_next(&t->rng) >> 11) / 9007199254740992.0;

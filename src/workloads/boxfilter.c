@@ -870,8 +870,13 @@ static int gpu_ring_shapes(int radius, bool px4, ring_shape *shapes) {
         shapes[0] = narrow, shapes[1] = piped, shapes[2] = wide, shapes[3] = tall;
         return 4;
     }
-    shapes[0] = piped, shapes[1] = wide, shapes[2] = tall;
-    return 3;
+    /* Wider windows: narrower strips, whose ring still fits (r = 128: 128
+     * columns, 0.282 ms against 0.524 vertical first; r = 256: 64 columns
+     * and 32-row batches, 0.599 against 1.109; 2026-12-02-h200-p.md). */
+    const ring_shape wide_window = {128, 1, 16, false, 16}, widest = {64, 1, 32, false, 16};
+    shapes[0] = piped, shapes[1] = wide, shapes[2] = tall, shapes[3] = wide_window;
+    shapes[4] = widest;
+    return 5;
 }
 
 /* The ring pass or not, and with NT 0 (auto) the strips' width (Vulkan
@@ -905,7 +910,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
         const ring_shape one = {*nt, 1, 0, false, 16};
         return ring_fit(job, *nt, &one, first_batch(job, *nt, true), plan);
     }
-    ring_shape shapes[4];
+    ring_shape shapes[5];
     const int n = gpu_ring_shapes(s->radius, fused_px4(job), shapes);
     for (int i = 0; i < n; i++) {
         const size_t width = *nt ? *nt : shapes[i].width;

@@ -20,10 +20,11 @@ typedef struct gemm_state {
     double *ref, *mag; /* value and sum_k |a b| of each checked element */
     size_t *rows, *cols;
     size_t nrows, ncols;
-    /* warp's split-K partials on the device that ran it (allocated at first use) */
-    co_buf *ws;
-    size_t ws_bytes;
-    co_device *ws_dev;
+    /* Device scratch on the device that ran it, allocated at first use and
+     * kept: warp's split-K partials (slot 0); reg2d's padded A, B, C. */
+    co_buf *scratch[3];
+    size_t scratch_bytes[3];
+    co_device *scratch_dev;
 } gemm_state;
 
 /* Past this many multiply-adds the check samples rows and columns. */
@@ -190,7 +191,8 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
 static void destroy(co_problem *p) {
     gemm_state *s = p->state;
     if (!s) return;
-    if (s->ws) s->ws_dev->backend->free(s->ws_dev, s->ws);
+    for (int i = 0; i < 3; i++)
+        if (s->scratch[i]) s->scratch_dev->backend->free(s->scratch_dev, s->scratch[i]);
     free(s->ref), free(s->mag), free(s->rows), free(s->cols);
     free(s);
     p->state = NULL;
@@ -220,10 +222,41 @@ static co_status run_omp(co_job *job) {
 
 /* ---- device variants: one kernel source for OpenCL and CUDA ---- */
 
-static co_status launch(co_job *job, const char *source, const char *entry, const size_t global[2],
-                        const size_t local[2], size_t local_mem) {
+/* Scratch slot `slot` of at least `bytes` on the job's device, allocated at
+ * first use and kept with the problem (another device's are freed). */
+static co_status scratch(co_job *job, int slot, size_t bytes, co_buf **out) {
     gemm_state *s = job->prob->state;
-    co_array *arr = job->prob->arrays;
+    for (int i = 0; i < 3; i++)
+        if (s->scratch[i] &&
+            (s->scratch_dev != job->dev || (i == slot && s->scratch_bytes[i] < bytes))) {
+            s->scratch_dev->backend->free(s->scratch_dev, s->scratch[i]);
+            s->scratch[i] = NULL;
+        }
+    if (!s->scratch[slot]) {
+        co_status st = job->dev->backend->alloc(job->dev, bytes, &s->scratch[slot]);
+        if (st) return st;
+        s->scratch_bytes[slot] = bytes;
+        s->scratch_dev = job->dev;
+    }
+    *out = s->scratch[slot];
+    return CO_OK;
+}
+
+/* What a kernel multiplies: C (m x n) = A (m x k) * B (k x n). */
+typedef struct gemm_operands {
+    size_t m, n, k;
+    co_buf *a, *b, *c;
+} gemm_operands;
+
+static gemm_operands problem_operands(const co_job *job) {
+    const gemm_state *s = job->prob->state;
+    const co_array *arr = job->prob->arrays;
+    return (gemm_operands){s->m, s->n, s->k, arr[GEMM_A].buf, arr[GEMM_B].buf, arr[GEMM_C].buf};
+}
+
+static co_status launch_on(co_job *job, const char *source, const char *entry,
+                           const size_t global[2], const size_t local[2], size_t local_mem,
+                           const gemm_operands *op) {
     char defines[256];
     co_job_defines(job, NULL, defines, sizeof defines);
     const size_t g[3] = {global[0], global[1], 1}, l[3] = {local[0], local[1], 1};
@@ -231,13 +264,65 @@ static co_status launch(co_job *job, const char *source, const char *entry, cons
     co_kernel *kernel;
     if (!st) st = co_job_kernel(job, source, entry, defines, &kernel);
     if (st) return st;
-    const co_arg args[] = {CO_INT(s->m),
-                           CO_INT(s->n),
-                           CO_INT(s->k),
-                           CO_BUF(arr[GEMM_A].buf),
-                           CO_BUF(arr[GEMM_B].buf),
-                           CO_BUF(arr[GEMM_C].buf)};
+    const co_arg args[] = {CO_INT(op->m), CO_INT(op->n), CO_INT(op->k),
+                           CO_BUF(op->a), CO_BUF(op->b), CO_BUF(op->c)};
     return co_job_launch(job, kernel, 2, g, l, local_mem, 6, args);
+}
+
+static co_status launch(co_job *job, const char *source, const char *entry, const size_t global[2],
+                        const size_t local[2], size_t local_mem) {
+    const gemm_operands op = problem_operands(job);
+    return launch_on(job, source, entry, global, local, local_mem, &op);
+}
+
+/* dst (dst_rows x dst_cols) = the rows x cols of src (row pitch `pitch`),
+ * zeros past them (kernels/gemm.cl: gemm_pad). */
+static co_status pad_copy(co_job *job, co_buf *src, size_t rows, size_t cols, size_t pitch,
+                          co_buf *dst, size_t dst_rows, size_t dst_cols) {
+    const size_t l[3] = {64, 4, 1}, g[3] = {co_ceil_to(dst_cols, 64), co_ceil_to(dst_rows, 4), 1};
+    co_kernel *kernel;
+    co_status st = co_job_check(job, 2, l, 0);
+    if (!st) st = co_job_kernel(job, "gemm", "gemm_pad", "", &kernel);
+    if (st) return st;
+    const co_arg args[] = {CO_INT(rows),     CO_INT(cols), CO_INT(pitch), CO_INT(dst_rows),
+                           CO_INT(dst_cols), CO_BUF(src),  CO_BUF(dst)};
+    return co_job_launch(job, kernel, 2, g, l, 0, 7, args);
+}
+
+/* reg2d's PACK: A and B copied into scratch with rows padded to whole
+ * float4s (k and n rounded up to multiples of 4, zeros in the padding), so
+ * that every full tile takes the float4 loads; the product goes to a padded
+ * C, whose columns the caller copies back (unpack_c). */
+static co_status pack_operands(co_job *job, gemm_operands *op) {
+    const gemm_state *s = job->prob->state;
+    const co_device_info *info = &job->dev->info;
+    const size_t kp = co_ceil_to(s->k, 4), np = co_ceil_to(s->n, 4);
+    if ((double)s->m * kp > 2147483647.0 || (double)kp * np > 2147483647.0 ||
+        (double)s->m * np > 2147483647.0)
+        return co_fail(CO_ERR_INVALID,
+                       "reg2d: PACK=1 at %zux%zux%zu: a padded matrix would have more than "
+                       "2^31-1 elements; use PACK=0",
+                       s->m, s->n, s->k);
+    const size_t bytes = sizeof(float) * (s->m * kp + kp * np + s->m * np);
+    const size_t arrays = sizeof(float) * (s->m * s->k + s->k * s->n + s->m * s->n);
+    if (info->global_mem_bytes && arrays + bytes > info->global_mem_bytes)
+        return co_fail(CO_ERR_LIMIT,
+                       "reg2d: PACK=1 needs %zu bytes of device memory for padded copies of A, "
+                       "B and C beside the %zu of the matrices, over the %zu of %s; use PACK=0",
+                       bytes, arrays, info->global_mem_bytes, info->spec);
+    *op = (gemm_operands){s->m, np, kp, NULL, NULL, NULL};
+    co_status st = scratch(job, 0, sizeof(float) * s->m * kp, &op->a);
+    if (!st) st = scratch(job, 1, sizeof(float) * kp * np, &op->b);
+    if (!st) st = scratch(job, 2, sizeof(float) * s->m * np, &op->c);
+    const gemm_operands in = problem_operands(job);
+    if (!st) st = pad_copy(job, in.a, s->m, s->k, s->k, op->a, s->m, kp);
+    if (!st) st = pad_copy(job, in.b, s->k, s->n, s->n, op->b, kp, np);
+    return st;
+}
+
+static co_status unpack_c(co_job *job, const gemm_operands *op) {
+    const gemm_state *s = job->prob->state;
+    return pad_copy(job, op->c, s->m, s->n, op->n, problem_operands(job).c, s->m, s->n);
 }
 
 static co_status run_naive(co_job *job) {
@@ -287,13 +372,19 @@ static co_status run_reg2d(co_job *job) {
                        "PADA, PADB multiples of 4 (TSM=%ld TSN=%ld TSK=%ld WPTM=%ld WPTN=%ld "
                        "LVW=%ld PADA=%ld PADB=%ld)",
                        tsm, tsn, tsk, wptm, wptn, lvw, pada, padb);
+    gemm_operands op = problem_operands(job);
+    /* (Vulkan's reg2d loads floats: nothing to gain there.) */
+    const bool pack = co_job_param(job, "PACK") && (s->k % 4 || s->n % 4) &&
+                      co_device_on(job->dev) != CO_ON_VULKAN;
     const size_t local[2] = {(size_t)(tsn / wptn), (size_t)(tsm / wptm)};
-    const size_t global[2] = {co_ceil_to(s->n, (size_t)tsn) / (size_t)wptn,
-                              co_ceil_to(s->m, (size_t)tsm) / (size_t)wptm};
     co_status st = co_job_fixed_local(job, local, "its tile");
-    return st ? st
-              : launch(job, "gemm_reg2d", "gemm_reg2d", global, local,
-                       (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))));
+    if (!st && pack) st = pack_operands(job, &op);
+    if (st) return st;
+    const size_t global[2] = {co_ceil_to(op.n, (size_t)tsn) / (size_t)wptn,
+                              co_ceil_to(op.m, (size_t)tsm) / (size_t)wptm};
+    st = launch_on(job, "gemm_reg2d", "gemm_reg2d", global, local,
+                   (size_t)(4 * tsk * ((tsm + pada) + (tsn + padb))), &op);
+    return st || !pack ? st : unpack_c(job, &op);
 }
 
 /* ---- warp: warp tiles and a pipeline of slices (kernels/gemm_warp.cl) ---- */
@@ -356,23 +447,6 @@ static void warp_by_size(const co_device_info *info, bool copy_regs, size_t m, s
         while (sp > 1 && sp * m * n * sizeof(float) > WARP_WORKSPACE_MAX) sp--;
         *splits = sp > 1 ? (long)sp : 1;
     }
-}
-
-/* Split-K's partials, allocated at first use and kept with the problem. */
-static co_status warp_workspace(co_job *job, size_t bytes, co_buf **out) {
-    gemm_state *s = job->prob->state;
-    if (s->ws && (s->ws_bytes < bytes || s->ws_dev != job->dev)) {
-        s->ws_dev->backend->free(s->ws_dev, s->ws);
-        s->ws = NULL;
-    }
-    if (!s->ws) {
-        co_status st = job->dev->backend->alloc(job->dev, bytes, &s->ws);
-        if (st) return st;
-        s->ws_bytes = bytes;
-        s->ws_dev = job->dev;
-    }
-    *out = s->ws;
-    return CO_OK;
 }
 
 static co_status run_warp(co_job *job) {
@@ -451,7 +525,7 @@ static co_status run_warp(co_job *job) {
     co_kernel *kernel;
     if ((st = co_job_kernel(job, "gemm_warp", "gemm_warp", defines, &kernel))) return st;
     co_buf *out = arr[GEMM_C].buf;
-    if (splits > 1 && (st = warp_workspace(job, ws_bytes, &out))) return st;
+    if (splits > 1 && (st = scratch(job, 0, ws_bytes, &out))) return st;
     const size_t ktiles = (s->k + (size_t)bk - 1) / (size_t)bk;
     const size_t kper = (ktiles + (size_t)splits - 1) / (size_t)splits * (size_t)bk;
     const co_arg args[] = {CO_INT(s->m),
@@ -504,6 +578,11 @@ static const co_param_def reg2d_params[] = {
     {"LVW", 4, 1, 4, true, "consecutive rows/columns per run (4: float4 operands)", 0},
     {"PADA", 4, 0, 16, false, "padding of the A tile rows (bank conflicts)", 0},
     {"PADB", 0, 0, 16, false, "padding of the B tile rows", 0},
+    {"PACK", 0, 0, 1, false,
+     "1: where k or n is not a multiple of 4, A and B copied first into rows of whole float4s "
+     "(device memory for padded copies of A, B and C), the product then copied back (OpenCL, "
+     "CUDA: Vulkan's reg2d loads floats)",
+     0},
 };
 
 static const co_param_def tiled_params[] = {
@@ -549,9 +628,11 @@ static const co_variant variants[] = {
      .summary = "2D register blocking, vector loads",
      .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(reg2d_params),
+     .host_params = "PACK",
      .run = run_reg2d,
      .test_params = "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4;"
                     "TSM=128 TSN=128 TSK=32 WPTM=8 WPTN=8 LVW=4 PADA=4;"
+                    "TSM=64 TSN=64 TSK=16 WPTM=4 WPTN=4 PACK=1;"
                     "TSM=64 TSN=64 TSK=16 WPTM=8 WPTN=8 LVW=1 PADA=0"},
     {.name = "warp",
      .summary = "warp tiles, a pipeline of slices (cp.async on CUDA), split-K",
