@@ -50,6 +50,13 @@ static const co_option_def options[] = {
     {"k", NULL, "columns of A, rows of B"},
 };
 
+/* Kernels index with int: every matrix (m x k, k x n, m x n) must have
+ * fewer than 2^31 elements. */
+static bool int_indexable(size_t m, size_t n, size_t k) {
+    const double limit = 2147483647.0;
+    return (double)m * k <= limit && (double)k * n <= limit && (double)m * n <= limit;
+}
+
 static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     size_t size, m, n, k;
     co_status st = co_opt_size(opts, nopts, "size", 512, &size);
@@ -57,9 +64,7 @@ static co_status init(co_problem *p, const co_option *opts, size_t nopts) {
     if (!st) st = co_opt_size(opts, nopts, "n", size, &n);
     if (!st) st = co_opt_size(opts, nopts, "k", size, &k);
     if (st) return st;
-    /* Kernels index with int: every matrix must have fewer than 2^31 elements. */
-    const double limit = 2147483647.0;
-    if ((double)m * k > limit || (double)k * n > limit || (double)m * n > limit)
+    if (!int_indexable(m, n, k))
         return co_fail(CO_ERR_INVALID,
                        "gemm %zux%zux%zu: a matrix would have more than 2^31-1 elements "
                        "(the kernels index with 32-bit int)",
@@ -297,8 +302,7 @@ static co_status pack_operands(co_job *job, gemm_operands *op) {
     const gemm_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
     const size_t kp = co_ceil_to(s->k, 4), np = co_ceil_to(s->n, 4);
-    if ((double)s->m * kp > 2147483647.0 || (double)kp * np > 2147483647.0 ||
-        (double)s->m * np > 2147483647.0)
+    if (!int_indexable(s->m, np, kp))
         return co_fail(CO_ERR_INVALID,
                        "reg2d: PACK=1 at %zux%zux%zu: a padded matrix would have more than "
                        "2^31-1 elements; use PACK=0",
