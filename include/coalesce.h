@@ -448,6 +448,9 @@ typedef struct co_tune_result {
     bool interrupted; /* stopped by a callback: nothing stored */
     bool stored;      /* kept in the database */
     char note[320];   /* where it was kept, or why not; a corrupt database rebuilt */
+    /* Tunables the default's run never read ("TILE, SY"): another path's
+     * (the box filter's two passes where it fuses), held at their values. */
+    char unread[256];
 } co_tune_result;
 
 /* Tune cfg's variant on cfg's problem. *out (free with co_tune_result_free)

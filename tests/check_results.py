@@ -44,6 +44,9 @@ def check_tune(r, where):
             problems.append(f"{where}: candidate {k} ok but not verified and timed")
         if x["status"] != "ok" and not x["message"]:
             problems.append(f"{where}: candidate {k} is '{x['status']}' without a message")
+        for name in r["unread"]:  # not searched: held at the default's value
+            if x["params"][name] != c[0]["params"][name]:
+                problems.append(f"{where}: candidate {k} moves {name}, which is in unread")
     if r["best"] is not None:
         b = c[r["best"]]
         if b["status"] != "ok":

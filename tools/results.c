@@ -564,6 +564,14 @@ cJSON *results_tune(const co_context *ctx, const co_tune_result *r, co_status st
     add_figure(o, "elapsed_s", r->elapsed_ms / 1000);
     cJSON_AddNumberToObject(o, "space", r->space);
     cJSON_AddNumberToObject(o, "candidates_run", (double)r->ncandidates);
+    cJSON *unread = cJSON_AddArrayToObject(o, "unread");
+    for (const char *u = r->unread; *u; u += strspn(u, ", ")) {
+        char name[32];
+        const size_t len = strcspn(u, ",");
+        snprintf(name, sizeof name, "%.*s", (int)len, u);
+        cJSON_AddItemToArray(unread, cJSON_CreateString(name));
+        u += len;
+    }
     add_number(o, "covered", r->covered);
     if (r->best >= 0)
         cJSON_AddNumberToObject(o, "best", (double)r->best);

@@ -142,6 +142,8 @@ static void text_result(FILE *out, const co_tune_result *r) {
             "%zu ok, %zu wrong, %zu failed or refused\n",
             in_space, r->space, probe, 100 * r->covered, r->strategy, took, r->budget_ms / 1000, ok,
             wrong, failed);
+    if (r->unread[0])
+        fprintf(out, "  not searched (the default's path never read them): %s\n", r->unread);
     const co_tune_candidate *best = r->best >= 0 ? &r->candidates[r->best] : NULL;
     const co_tune_candidate **order = malloc(r->ncandidates * sizeof *order);
     if (order) {

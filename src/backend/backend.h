@@ -130,6 +130,7 @@ typedef struct co_backend {
 typedef struct co_program_entry {
     char *key; /* source name + "\n" + defines */
     co_program *program;
+    char *mentioned; /* the names of its -D defines that its source mentions, " NAME NAME " */
 } co_program_entry;
 
 struct co_device {

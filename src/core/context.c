@@ -71,6 +71,7 @@ void co_device_free(co_device *dev) {
     for (size_t i = 0; i < dev->nprograms; i++) {
         dev->backend->program_free(dev, dev->programs[i].program);
         free(dev->programs[i].key);
+        free(dev->programs[i].mentioned);
     }
     free(dev->programs);
     if (dev->backend->release) dev->backend->release(dev);

@@ -15,9 +15,14 @@
 
 /* ---- tunables ---- */
 
+_Static_assert(CO_MAX_PARAMS <= 32, "co_job.params_read holds a bit per tunable");
+
 long co_job_param(const co_job *job, const char *name) {
     for (size_t i = 0; i < job->var->nparams; i++)
-        if (strcmp(job->var->params[i].name, name) == 0) return job->params[i];
+        if (strcmp(job->var->params[i].name, name) == 0) {
+            if (job->params_read) *job->params_read |= 1u << i;
+            return job->params[i];
+        }
     return 0;
 }
 
@@ -88,40 +93,74 @@ static co_status resolve_params(co_job *job, const co_run_config *cfg) {
 
 /* ---- kernels and launches ---- */
 
+static bool ident_char(char c) {
+    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+/* " NAME NAME " of the -DNAME=V in `defines` whose NAME `text` holds as a
+ * whole word (malloc'ed; NULL: out of memory). */
+static char *mentioned_defines(const char *text, const char *defines) {
+    const size_t cap = strlen(defines ? defines : "") + 2;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    size_t used = (size_t)snprintf(out, cap, " ");
+    for (const char *d = defines; d && (d = strstr(d, "-D")); d += 2) {
+        char name[64];
+        const size_t len = strcspn(d + 2, "= ");
+        if (len == 0 || len >= sizeof name || (d != defines && d[-1] != ' ')) continue;
+        memcpy(name, d + 2, len);
+        name[len] = 0;
+        for (const char *at = text; (at = strstr(at, name)); at += len)
+            if ((at == text || !ident_char(at[-1])) && !ident_char(at[len])) {
+                used += (size_t)snprintf(out + used, cap - used, "%s ", name);
+                break;
+            }
+    }
+    return out;
+}
+
 co_status co_job_kernel(co_job *job, const char *source, const char *entry, const char *defines,
                         co_kernel **out) {
     co_device *dev = job->dev;
     char key[1024];
     snprintf(key, sizeof key, "%s\n%s", source, defines ? defines : "");
-    co_program *prog = NULL;
+    const co_program_entry *found = NULL;
     for (size_t i = 0; i < dev->nprograms; i++)
-        if (strcmp(dev->programs[i].key, key) == 0) prog = dev->programs[i].program;
-    if (!prog) {
+        if (strcmp(dev->programs[i].key, key) == 0) found = &dev->programs[i];
+    if (!found) {
         const bool glsl = co_device_on(dev) == CO_ON_VULKAN;
         char *text = glsl ? co_shader_source(source) : co_kernel_source(source);
         if (!text)
             return co_fail(CO_ERR_BUILD, "no kernel source '%s%s'", source, glsl ? ".comp" : ".cl");
+        co_program *prog = NULL;
         co_status st = dev->backend->build(dev, source, text, defines, &prog);
+        char *mentioned = st ? NULL : mentioned_defines(text, defines);
         free(text);
         if (st) return st;
-        if (dev->nprograms == dev->cap_programs) {
+        char *k = malloc(strlen(key) + 1);
+        if (dev->nprograms == dev->cap_programs && k && mentioned) {
             size_t cap = dev->cap_programs ? 2 * dev->cap_programs : 8;
             co_program_entry *grown = realloc(dev->programs, cap * sizeof *grown);
-            if (!grown) {
-                dev->backend->program_free(dev, prog);
-                return co_fail(CO_ERR_NOMEM, "out of host memory");
-            }
-            dev->programs = grown;
-            dev->cap_programs = cap;
+            if (grown) dev->programs = grown, dev->cap_programs = cap;
         }
-        char *k = malloc(strlen(key) + 1);
-        if (!k) {
+        if (!k || !mentioned || dev->nprograms == dev->cap_programs) {
+            free(k);
+            free(mentioned);
             dev->backend->program_free(dev, prog);
             return co_fail(CO_ERR_NOMEM, "out of host memory");
         }
         strcpy(k, key);
-        dev->programs[dev->nprograms++] = (co_program_entry){.key = k, .program = prog};
+        dev->programs[dev->nprograms] =
+            (co_program_entry){.key = k, .program = prog, .mentioned = mentioned};
+        found = &dev->programs[dev->nprograms++];
     }
+    for (size_t i = 0; job->params_read && i < job->var->nparams; i++) {
+        if (co_param_is_host(job->var, i)) continue; /* marked where the host reads it */
+        char word[64];
+        snprintf(word, sizeof word, " %s ", job->var->params[i].name);
+        if (strstr(found->mentioned, word)) *job->params_read |= 1u << i;
+    }
+    co_program *prog = found->program;
     co_status st = dev->backend->kernel(dev, prog, entry, out);
     if (!st && job->capture)
         st = co_capture_kernel(job->capture, source, entry, defines, prog, *out);
@@ -694,6 +733,7 @@ struct co_session {
     co_problem p;
     co_job job;
     long base[CO_MAX_PARAMS]; /* cfg's tunables over the tuned ones, over the defaults */
+    uint32_t params_read;     /* the last run's, through job.params_read */
     size_t base_local[3];
     bool tuned; /* base holds values of the tuning database */
 };
@@ -787,6 +827,7 @@ const co_device *co_session_device(const co_session *s) { return s->dev; }
 const co_problem *co_session_problem(const co_session *s) { return &s->p; }
 const long *co_session_params(const co_session *s) { return s->base; }
 const size_t *co_session_local(const co_session *s) { return s->base_local; }
+uint32_t co_session_params_read(const co_session *s) { return s->params_read; }
 
 co_status co_session_run(co_session *s, const long *params, const size_t local[3], co_result *out) {
     memset(out, 0, sizeof *out);
@@ -797,6 +838,8 @@ co_status co_session_run(co_session *s, const long *params, const size_t local[3
     memcpy(job->params, params ? params : s->base, sizeof job->params);
     memcpy(job->local, local ? local : s->base_local, sizeof job->local);
     memset(job->used_local, 0, sizeof job->used_local);
+    s->params_read = 0;
+    job->params_read = &s->params_read;
     unsigned reps = cfg->reps ? cfg->reps : 5, warmup = cfg->warmup;
     if (reps > MAX_REPS) reps = MAX_REPS;
     job->warmup = warmup, job->reps = reps;

@@ -655,6 +655,32 @@ static co_status make_axes(tuner *t) {
     return CO_OK;
 }
 
+/* Once the default has run: the tunables it never read are not searched
+ * (its path does not use them: the box filter's two-pass group where it
+ * fuses); they stay at their values, named in r->unread. A default that
+ * failed before reading them all drops nothing; a value list keeps its
+ * tunable (it was asked for). */
+static void drop_unread(tuner *t) {
+    const co_tune_candidate *d = &t->r->candidates[0];
+    if (d->status != CO_OK && d->status != CO_ERR_VERIFY) return;
+    const uint32_t read = co_session_params_read(t->session);
+    char *names = t->r->unread;
+    size_t kept = 0, len = 0;
+    for (size_t a = 0; a < t->naxes; a++) {
+        const char *name = t->var->params[t->axes[a].param].name;
+        if ((read >> t->axes[a].param & 1) || co_opt(t->cfg->values, t->cfg->nvalues, name)) {
+            t->def[kept] = t->def[a];
+            t->axes[kept++] = t->axes[a];
+        } else if (len < sizeof t->r->unread) {
+            len += (size_t)snprintf(names + len, sizeof t->r->unread - len, "%s%s", len ? ", " : "",
+                                    name);
+        }
+    }
+    if (kept == t->naxes) return;
+    t->naxes = kept;
+    seen_before(t, t->def); /* the default, at the coordinates left */
+}
+
 /* The work-group axis, once the default has run (its launch says whether
  * the variant takes one and in how many dimensions). */
 static void add_shape_axis(tuner *t) {
@@ -916,6 +942,7 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     run_candidate(&t, t.def);         /* the default: the baseline, whatever the budget */
     t.per_candidate_ms = co_now_ms() - began;
     if (!report(&t)) goto finish;
+    drop_unread(&t);
     add_shape_axis(&t);
     probe_shape(&t);
     if (t.user_stop) goto finish;

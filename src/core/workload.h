@@ -96,6 +96,10 @@ typedef struct co_job {
     double kernel_ms;           /* summed over the launches of one run */
     bool queued; /* launches untimed, queued back to back (the library's calls): co_job_finish */
     struct co_capture *capture; /* a capture run (il.c): kernels and launches recorded */
+    /* NULL, or where co_job_param and co_job_kernel mark the tunables a run
+     * reads (bit i: var->params[i]; a define, where the kernel's source
+     * mentions it): the tuner searches only those. */
+    uint32_t *params_read;
     /* Progress (co_job_progress), set by the runner. */
     const co_run_config *cfg;   /* its callback; NULL: none */
     bool stop;                  /* the callback asked to stop: sticky */
@@ -316,6 +320,8 @@ const co_device *co_session_device(const co_session *s);
 const co_problem *co_session_problem(const co_session *s);
 const long *co_session_params(const co_session *s);
 const size_t *co_session_local(const co_session *s);
+/* The tunables the last co_session_run read (co_job.params_read's bits). */
+uint32_t co_session_params_read(const co_session *s);
 
 /* The tuning database's configuration (tune.c) for this device, workload,
  * variant and the problem's size class: values of the tunables it has

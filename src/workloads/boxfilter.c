@@ -478,8 +478,9 @@ static co_status run_omp(co_job *job) {
  * byte elements had 4. */
 static bool fused_px4(const co_job *job) {
     const box_state *s = job->prob->state;
-    const long px4 = co_job_param(job, "PX4");
-    if (!s->fmt->u8 || s->ch != 4 || co_vulkan_is_device(job->dev) || px4 == 2) return false;
+    if (!s->fmt->u8 || s->ch != 4 || co_vulkan_is_device(job->dev)) return false;
+    const long px4 = co_job_param(job, "PX4"); /* read only where it applies: the tuner's space */
+    if (px4 == 2) return false;
     return px4 == 1 || (job->dev->info.type != CO_DEVICE_CPU && s->radius >= 16);
 }
 static size_t fused_ch(const co_job *job) {
@@ -503,10 +504,15 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
                        s->fmt->name, job->dev->info.spec);
     const bool fused = !glsl && (!strcmp(entry, "box_fused") || !strcmp(entry, "box_ring"));
     const bool px4 = fused && fused_px4(job);
+    /* MAXREG is CUDA's alone: elsewhere it is not read, so not tuned. */
+    const long maxreg =
+        fused && co_device_on(job->dev) == CO_ON_CUDA ? co_job_param(job, "MAXREG") : 0;
     char extra[640], defines[1024];
-    const int n = snprintf(
-        extra, sizeof extra, "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d%s%s",
-        s->fmt->u8, px4 ? 1 : (size_t)s->ch, px4, first, final, more ? " " : "", more ? more : "");
+    const int n = snprintf(extra, sizeof extra,
+                           "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d "
+                           "-DMAXREG=%ld%s%s",
+                           s->fmt->u8, px4 ? 1 : (size_t)s->ch, px4, first, final, maxreg,
+                           more ? " " : "", more ? more : "");
     if (n < 0 || (size_t)n >= sizeof extra)
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
@@ -1222,7 +1228,7 @@ static const co_variant variants[] = {
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4"},
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,

@@ -377,9 +377,10 @@ static co_status run_reg2d(co_job *job) {
                        "LVW=%ld PADA=%ld PADB=%ld)",
                        tsm, tsn, tsk, wptm, wptn, lvw, pada, padb);
     gemm_operands op = problem_operands(job);
-    /* (Vulkan's reg2d loads floats: nothing to gain there.) */
-    const bool pack = co_job_param(job, "PACK") && (s->k % 4 || s->n % 4) &&
-                      co_device_on(job->dev) != CO_ON_VULKAN;
+    /* (Vulkan's reg2d loads floats: nothing to gain there.) PACK is read
+     * only where it applies: elsewhere the tuner leaves it alone. */
+    const bool pack = (s->k % 4 || s->n % 4) && co_device_on(job->dev) != CO_ON_VULKAN &&
+                      co_job_param(job, "PACK");
     const size_t local[2] = {(size_t)(tsn / wptn), (size_t)(tsm / wptm)};
     co_status st = co_job_fixed_local(job, local, "its tile");
     if (!st && pack) st = pack_operands(job, &op);
