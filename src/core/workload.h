@@ -126,8 +126,10 @@ struct co_variant {
     /* Tunable sets the cross-backend test runs besides the defaults:
      * ";"-separated, each "NAME=V NAME=V". */
     const char *test_params;
-    /* Tunables only the host reads (space-separated names): not passed to
-     * the kernels as -DNAME=V, so that sweeping one rebuilds nothing. */
+    /* Tunables the host reads (space-separated names): not passed to every
+     * kernel as -DNAME=V; the host passes one to the kernels that use it, if
+     * any, so sweeping it rebuilds only those (and the tuner sees it read
+     * only on the path that reads it). */
     const char *host_params;
 };
 

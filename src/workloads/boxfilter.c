@@ -593,9 +593,11 @@ static co_status transpose_pass(co_job *job, int first, int final, int w, int h,
     const size_t global[3] = {co_ceil_to((size_t)w, tile), co_ceil_to((size_t)h, tile), 1};
     const size_t lmem = tile * (tile * s->ch + 1) * 4;
     co_kernel *k;
+    char tiles[32]; /* host tunables: the fused kernels neither see nor rebuild for them */
+    snprintf(tiles, sizeof tiles, "-DTILE=%zu", tile);
     co_status st = co_job_fixed_local(job, local, "its parameters");
     if (!st) st = co_job_check(job, 2, local, lmem);
-    if (!st) st = kernel_for(job, "box_transpose", first, final, NULL, &k);
+    if (!st) st = kernel_for(job, "box_transpose", first, final, tiles, &k);
     if (st) return st;
     const co_arg args[] = {CO_INT(w),         CO_INT(h),   CO_INT(s->radius),
                            CO_INT(s->border), CO_BUF(src), CO_BUF(dst)};
@@ -626,9 +628,11 @@ static co_status slide_pass(co_job *job, int first, int final, int w, int h, co_
     const size_t global[3] = {co_ceil_to((size_t)w * s->ch, tile), co_ceil_to(segments, sy), 1};
     const size_t lmem = sy * tile * (tile + 1) * 4;
     co_kernel *k;
+    char tiles[64];
+    snprintf(tiles, sizeof tiles, "-DTILE=%zu -DSY=%zu", tile, sy);
     co_status st = co_job_fixed_local(job, local, "its parameters");
     if (!st) st = co_job_check(job, 2, local, lmem);
-    if (!st) st = kernel_for(job, "box_slide", first, final, NULL, &k);
+    if (!st) st = kernel_for(job, "box_slide", first, final, tiles, &k);
     if (st) return st;
     const co_arg args[] = {CO_INT(w),   CO_INT(h),   CO_INT(s->radius), CO_INT(s->border),
                            CO_INT(seg), CO_BUF(src), CO_BUF(dst)};
@@ -1204,7 +1208,8 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(transpose_params),
      .run = run_transpose,
-     .test_params = "TILE=8"},
+     .test_params = "TILE=8",
+     .host_params = "TILE"},
     {.name = "image",
      .summary = "window read through images/textures, hardware borders",
      .on = CO_ON_DEVICE,
@@ -1228,7 +1233,7 @@ static const co_variant variants[] = {
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG"},
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
