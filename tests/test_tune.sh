@@ -197,15 +197,16 @@ assert sum(first["params"][k] != c[0]["params"][k] for k in c[0]["params"]) == 1
 assert r["unread"] == [], r["unread"]  # wpt reads all its tunables
 PY
 # Only what the default's path reads is searched: the box filter fuses on
-# PoCL, so its two-pass group (TILE, SY), CUDA's register cap and the RGBA8
-# layout (PX4, on f32) stay at their values, and every candidate keeps them.
+# OpenCL devices, so its two-pass group (TILE, SY), CUDA's register cap and the
+# RGBA8 layout (PX4, on f32) stay at their values (with more, on a path that
+# reads less), and every candidate keeps them.
 "$CO" tune boxfilter --device opencl --variant sliding --width 301 --height 203 --radius 4 --budget 4 \
     -o "$tmp/b1.json" >"$tmp/b1.txt" 2>&1 && valid "$tmp/b1.json" &&
-    grep -q "not searched (the default's path never read them): MAXREG, PX4, TILE, SY" "$tmp/b1.txt" &&
+    grep -q "not searched (the default's path never read them): .*TILE, SY" "$tmp/b1.txt" &&
     python3 - "$tmp/b1.json" <<'PY' && ok || no "tunables off the default's path: $(cat "$tmp/b1.txt")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
-assert r["unread"] == ["MAXREG", "PX4", "TILE", "SY"], r["unread"]
+assert {"MAXREG", "PX4", "TILE", "SY"} <= set(r["unread"]), r["unread"]
 c = r["candidates"]
 assert all(x["params"][k] == c[0]["params"][k] for x in c for k in r["unread"]), c
 PY
