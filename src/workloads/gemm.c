@@ -11,6 +11,8 @@
 
 #include "workloads/gemm.h"
 
+enum { GEMM_SCRATCH_SLOTS = 3 };
+
 typedef struct gemm_state {
     size_t m, n, k;
     float *a, *b, *c;
@@ -22,8 +24,8 @@ typedef struct gemm_state {
     size_t nrows, ncols;
     /* Device scratch on the device that ran it, allocated at first use and
      * kept: warp's split-K partials (slot 0); reg2d's padded A, B, C. */
-    co_buf *scratch[3];
-    size_t scratch_bytes[3];
+    co_buf *scratch[GEMM_SCRATCH_SLOTS];
+    size_t scratch_bytes[GEMM_SCRATCH_SLOTS];
     co_device *scratch_dev;
 } gemm_state;
 
@@ -196,7 +198,7 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
 static void destroy(co_problem *p) {
     gemm_state *s = p->state;
     if (!s) return;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < GEMM_SCRATCH_SLOTS; i++)
         if (s->scratch[i]) s->scratch_dev->backend->free(s->scratch_dev, s->scratch[i]);
     free(s->ref), free(s->mag), free(s->rows), free(s->cols);
     free(s);
@@ -231,7 +233,7 @@ static co_status run_omp(co_job *job) {
  * first use and kept with the problem (another device's are freed). */
 static co_status scratch(co_job *job, int slot, size_t bytes, co_buf **out) {
     gemm_state *s = job->prob->state;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < GEMM_SCRATCH_SLOTS; i++)
         if (s->scratch[i] &&
             (s->scratch_dev != job->dev || (i == slot && s->scratch_bytes[i] < bytes))) {
             s->scratch_dev->backend->free(s->scratch_dev, s->scratch[i]);
