@@ -391,11 +391,11 @@ void bf_runs(const int lm0, const int lo0, const int first, const int lo_rows, c
             s += s2;
 #endif
             if (px1 - px0 == BF_PART) { /* a whole part: unrolled */
+#if CHAINS > 1
                 BF_ACC dl[BF_PART]; /* step q: the column entering minus the one leaving */
                 [[unroll]] for (int q = 0; q < BF_PART - 1; q++)
                     dl[q] = BF_LM(in0 + q * step + step + span) - BF_LM(in0 + q * step);
                 dl[BF_PART - 1] = BF_ACC(0);
-#if CHAINS > 1
                 BF_ACC st[CHAINS];
                 bf_chain_starts(dl, st, s);
                 [[unroll]] for (int q = 0; q < BF_LAST_CHAIN(BF_PART); q++) {
@@ -408,9 +408,12 @@ void bf_runs(const int lm0, const int lo0, const int first, const int lo_rows, c
                     }
                 }
 #else
+                /* (dl unused: each step read as it is added, so that at most
+                 * a few of the part's 2 (BF_PART - 1) reads are live at once) */
                 [[unroll]] for (int q = 0; q < BF_PART; q++) {
                     BF_LO(row + q * BF_CH + c) = s;
-                    s += dl[q];
+                    if (q + 1 < BF_PART)
+                        s += BF_LM(in0 + q * step + step + span) - BF_LM(in0 + q * step);
                 }
 #endif
             } else {

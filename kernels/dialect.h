@@ -17,8 +17,10 @@
  *  - vector types float2/float4 only through CO_LOAD4 / CO_STORE4 (global
  *    memory), CO_LOAD4_LOCAL / CO_STORE4_LOCAL (local memory) and component
  *    access (.x .y .z .w); no vector arithmetic operators. The address must
- *    be 16-byte aligned (a float4 access on every compiler);
- *  - math: fma, fmin, fmax, sqrt, fabs, mad via fma;
+ *    be 16-byte aligned (a float4 access on every compiler); uint4 likewise
+ *    through CO_LOADU4 / CO_STOREU4 and CO_UINT4 (not in host C); a local
+ *    array of them (uint4 a[N], 16-byte aligned) indexed as any array;
+ *  - math: fma, fmin, fmax, sqrt, fabs, mad via fma; mul_hi on uint;
  *  - -DCO_FP_STRICT where a kernel must round exactly as host C does.
  * (Cache hints, evict-first and L2-only loads, measured no faster on the
  * H200 and were removed: docs/results/2026-12-01-cleanup.md.) */
@@ -37,6 +39,9 @@
 #define CO_LOAD4_LOCAL(p, i) (((const __local float4 *)(p))[(i)])
 #define CO_STORE4_LOCAL(v, p, i) (((__local float4 *)(p))[(i)] = (v))
 #define CO_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define CO_LOADU4(p, i) (((const __global uint4 *)(p))[(i)])
+#define CO_STOREU4(v, p, i) (((__global uint4 *)(p))[(i)] = (v))
+#define CO_UINT4(a, b, c, d) ((uint4)((a), (b), (c), (d)))
 #define CO_LOCAL_PTR __local
 #define CO_LOCAL_ARG(T, name) __local T *name
 #define CO_LOCAL_ARG_MEMORY(T, name) (void)name
@@ -100,6 +105,9 @@ __device__ __forceinline__ unsigned co_dim3_(dim3 v, unsigned d) {
 #define CO_LOAD4_LOCAL CO_LOAD4
 #define CO_STORE4_LOCAL CO_STORE4
 #define CO_FLOAT4(a, b, c, d) make_float4((a), (b), (c), (d))
+#define CO_LOADU4(p, i) (*(const uint4 *)((p) + 4 * (size_t)(i)))
+#define CO_STOREU4(v, p, i) (*(uint4 *)((p) + 4 * (size_t)(i)) = (v))
+#define CO_UINT4(a, b, c, d) make_uint4((a), (b), (c), (d))
 
 /* OpenCL built-ins that CUDA lacks or spells differently (float versions;
  * fma, fmin, fmax, sqrt, fabs, min, max have float overloads in CUDA). */
@@ -117,6 +125,7 @@ __device__ __forceinline__ float native_log(float x) { return __logf(x); }
 __device__ __forceinline__ float native_sin(float x) { return __sinf(x); }
 __device__ __forceinline__ float native_cos(float x) { return __cosf(x); }
 __device__ __forceinline__ float native_powr(float x, float y) { return __powf(x, y); }
+__device__ __forceinline__ uint mul_hi(uint a, uint b) { return __umulhi(a, b); }
 __device__ __forceinline__ float as_float(uint x) { return __uint_as_float(x); }
 __device__ __forceinline__ float as_float(int x) { return __int_as_float(x); }
 __device__ __forceinline__ uint as_uint(float x) { return __float_as_uint(x); }

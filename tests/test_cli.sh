@@ -247,6 +247,10 @@ if [ $has_opencl = 1 ]; then
     sed 's/\*o = BF_NORM(\*v, radius);/*o = BF_NORM(*v, radius) + 1;/' "$(dirname "$0")/../kernels/boxfilter_fused.cl" >"$tmp/ck/boxfilter_fused.cl"
     grep -q 'BF_NORM(\*v, radius) + 1;' "$tmp/ck/boxfilter_fused.cl" || { echo "FAIL: the ring edit no longer applies to kernels/boxfilter_fused.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --param RING=1 --radius 9 --width 70 --height 40 --reps 1
+    # RGBA8 at r <= 7 runs box_quad: a wrong result of it is caught (every mean one more).
+    sed 's/q_round(win, hw, m, 8 \* plane)/q_round(win, hw + w, m, 8 * plane)/' "$(dirname "$0")/../kernels/boxfilter_quad.cl" >"$tmp/ck/boxfilter_quad.cl"
+    grep -q 'q_round(win, hw + w, m' "$tmp/ck/boxfilter_quad.cl" || { echo "FAIL: the box_quad edit no longer applies to kernels/boxfilter_quad.cl"; fail=$((fail + 1)); }
+    COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --format rgba8 --radius 3 --width 70 --height 40 --reps 1
     # The fused kernels take kernels/boxfilter_common.cl through #include (kernels.c expands
     # it), from the kernel directory where it is there: a broken one fails their build.
     mkdir -p "$tmp/ch"

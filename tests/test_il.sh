@@ -198,7 +198,7 @@ branch $(count '^bra(\.|$)' "$tmp/ops")"
     # --format is the workload's (the box filter's f32|rgba8|gray8); il's is --show.
     expect 2 "il shows a format with --show \(--format is the workload's option\): use '--show sass'" copy --device nvrtc --format sass
     expect 0 "" boxfilter --device nvrtc --format rgba8 --show ptx --radius 3 --width 64 --height 64
-    grep -q "^kernel box_ring of kernels/boxfilter_fused.cl, built with '.*-DBF_U8=1 -DBF_CH=4 " "$tmp/out" && ok || no "--format rgba8 did not reach the box filter: $(grep '^kernel' "$tmp/out")"
+    grep -q "^kernel box_quad of kernels/boxfilter_quad.cl, built with '.*-DBF_U8=1 -DBF_CH=4 .*-DBF_RADIUS=3 " "$tmp/out" && ok || no "--format rgba8 did not reach the box filter: $(grep '^kernel' "$tmp/out")"
     expect 2 "--format must be one of f32,rgba8,gray8, got 'sassy'" boxfilter --device nvrtc --format sassy --width 64 --height 64
     expect 2 "variant 'omp' of copy runs on the host: its code is the host compiler's .*objdump -d" copy --device nvrtc --variant omp
     expect 2 "device 'omp' runs host code" copy --device omp

@@ -175,9 +175,11 @@ PY
 
 # A space larger than the budget holds, sampled within it and the share
 # covered said (wpt: TS x WPT; its kernels compile fast, while a reg2d
-# compile alone takes PoCL up to 25 s, which no budget can cut short).
+# compile alone takes PoCL up to 25 s, which no budget can cut short). 8 s:
+# on 2 loaded cores the default alone took 3.4 s, and a budget of 4 left
+# no candidate after it.
 t0=$(date +%s)
-"$CO" tune gemm --device opencl --variant wpt --size 256 --budget 4 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
+"$CO" tune gemm --device opencl --variant wpt --size 256 --budget 8 --json >"$tmp/t4.json" 2>"$tmp/t4.err"
 rc=$?
 t1=$(date +%s)
 [ $rc -eq 0 ] && [ $((t1 - t0)) -le 40 ] && python3 - "$tmp/t4.json" <<'PY' && ok || no "sampled within the budget (rc $rc, $((t1 - t0)) s): $(cat "$tmp/t4.json" "$tmp/t4.err")"
@@ -188,7 +190,7 @@ assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["candidates_run"] >= 2, 
 # No candidate starts past the budget (one may end past it: a compile cannot be
 # cut short, and a loaded machine compiles slowly).
 c = r["candidates"]
-assert len(c) < 2 or c[-2]["elapsed_s"] <= 4, [x["elapsed_s"] for x in c]
+assert len(c) < 2 or c[-2]["elapsed_s"] <= 8, [x["elapsed_s"] for x in c]
 assert r["candidates"][0]["default"] and r["best"] >= 0, r
 # The default's neighbours first: the first candidate after the default (and
 # the work-group probe wpt refuses) moves one tunable a step.

@@ -470,7 +470,8 @@ static co_status run_omp(co_job *job) {
 /* Whether the fused passes (box_fused, box_ring) take an RGBA8 pixel as one
  * element, a uchar4 summed as a uint4 (kernels/boxfilter_common.cl's
  * BF_PX4), on OpenCL and CUDA: PX4 1 always, 2 never, 0 (auto) on GPUs
- * from r = 16. H200, 8192^2, zero border, against byte elements in one run
+ * from r = 16 (r <= 7 takes box_quad where QUAD is 1). H200, 8192^2, zero
+ * border, against byte elements in one run
  * (docs/results/2026-12-02-h200-o.md): CUDA r = 64 0.88 ms against 2.61,
  * r = 16 0.633 against 0.649, r = 1 0.523 against 0.455; NVIDIA OpenCL 1.18
  * against 2.82, 0.93 against 1.29, 1.20 against 0.57. The plans then count
@@ -497,7 +498,7 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
                             co_kernel **k) {
     const box_state *s = job->prob->state;
     const bool glsl = co_vulkan_is_device(job->dev);
-    if (glsl && s->fmt->u8 && !co_vulkan_has_int8(job->dev))
+    if (glsl && s->fmt->u8 && strcmp(entry, "box_quad") && !co_vulkan_has_int8(job->dev))
         return co_fail(CO_ERR_UNSUPPORTED,
                        "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
                        "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
@@ -506,7 +507,9 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
     const bool px4 = fused && fused_px4(job);
     /* MAXREG is CUDA's alone: elsewhere it is not read, so not tuned. */
     const long maxreg =
-        fused && co_device_on(job->dev) == CO_ON_CUDA ? co_job_param(job, "MAXREG") : 0;
+        (fused || !strcmp(entry, "box_quad")) && co_device_on(job->dev) == CO_ON_CUDA
+            ? co_job_param(job, "MAXREG")
+            : 0;
     char extra[640], defines[1024];
     const int n = snprintf(extra, sizeof extra,
                            "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d "
@@ -517,7 +520,10 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
     co_job_defines(job, extra, defines, sizeof defines);
-    return co_job_kernel(job, fused ? "boxfilter_fused" : "boxfilter", entry, defines, k);
+    const char *file = fused                        ? "boxfilter_fused"
+                       : !strcmp(entry, "box_quad") ? "boxfilter_quad"
+                                                    : "boxfilter";
+    return co_job_kernel(job, file, entry, defines, k);
 }
 
 /* The intermediate of the two-pass variants: raw sums (float or uint32). */
@@ -935,6 +941,61 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
     return false;
 }
 
+/* box_quad (kernels/boxfilter_quad.cl): RGBA8 at 1 <= r <= 7 (its packed
+ * lanes' range), four pixels a work-item, on every device API (its GLSL
+ * twin kernels/boxfilter_quad.comp reads words: no 8-bit storage), where QUAD
+ * is 1 (the fused pass's byte elements, QUAD 0, slower everywhere
+ * measured). H200, 8192^2, zero border, ms (docs/results/2026-12-02-h200-q.md):
+ * CUDA r = 1 / 4 / 7 0.2025 / 0.2363 / 0.2593 against 0.4555 / 0.5052 /
+ * 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 / 0.2740 against 0.5704 / 0.7238 /
+ * 0.8137; PoCL, 2 cores, 2048x1536, clamp: 20.4 / 21.4 / 22.4 against
+ * 69.5 / 65.8 / 77.1; lavapipe, the same: 269 / 318 / 389 against 1344 /
+ * 1297 / 1576 (the GLSL twin not timed on a GPU yet). QB 2 (rows a batch) measured best: 4 and 8 hold
+ * more registers (their loads are a batch ahead), fewer groups a
+ * multiprocessor (CUDA r = 1: 0.2080 and 0.2942). */
+#define QUAD_MAX_RADIUS 7
+static bool quad_choice(const co_job *job) {
+    const box_state *s = job->prob->state;
+    if (!s->fmt->u8 || s->ch != 4 || s->radius < 1 || s->radius > QUAD_MAX_RADIUS) return false;
+    return co_job_param(job, "QUAD") != 0; /* read only where it applies */
+}
+
+/* Its group (QNT quads, QH = ceil(r / 4) <= 2 of them halo each side, so
+ * that QNT >= 32 leaves a strip) and batch (QB rows) from the tunables,
+ * its local memory (two buffers of two planes of QB x QNT quads) checked,
+ * and segments of SEG rows (0: 64, longer where the image is over 65535
+ * segments tall: CUDA's grid limit). */
+static co_status run_quad(co_job *job) {
+    box_state *s = job->prob->state;
+    const size_t qnt = (size_t)co_job_param(job, "QNT"), qb = (size_t)co_job_param(job, "QB");
+    const size_t halo = ((size_t)s->radius + 3) / 4, lmem = 64 * qb * qnt;
+    size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 64;
+    if (!co_job_param(job, "SEG") && ((size_t)s->h + seg - 1) / seg > 65535)
+        seg = ((size_t)s->h + 65534) / 65535;
+    /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
+    if (lmem > 48 * 1024)
+        return co_fail(CO_ERR_LIMIT,
+                       "sliding: QNT=%zu x QB=%zu needs %zu bytes of local memory, over the "
+                       "48 KiB of a static array; lower QNT or QB",
+                       qnt, qb, lmem);
+    const size_t quads = ((size_t)s->w + 3) / 4,
+                 strips = (quads + qnt - 2 * halo - 1) / (qnt - 2 * halo);
+    const size_t local[3] = {qnt, 1, 1},
+                 global[3] = {strips * qnt, ((size_t)s->h + seg - 1) / seg, 1};
+    char more[128];
+    snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d", qnt, qb,
+             s->radius, s->w % 4 == 0);
+    model(s, 0, 0); /* exact sums: the model is float32's */
+    co_kernel *k;
+    co_status st = co_job_check(job, 1, local, lmem);
+    if (!st) st = kernel_for(job, "box_quad", 1, 1, more, &k);
+    if (st) return st;
+    co_array *a = job->prob->arrays;
+    const co_arg args[] = {CO_INT(s->w),     CO_INT(s->h),          CO_INT(s->border),
+                           CO_INT((int)seg), CO_BUF(a[BOX_IN].buf), CO_BUF(a[BOX_OUT].buf)};
+    return co_job_launch(job, k, 2, global, local, lmem, 6, args);
+}
+
 /* Appends a formatted define to the defines in buf (size bytes); false
  * where it does not fit whole. */
 static bool defines_add(char *buf, size_t size, const char *fmt, ...) {
@@ -958,6 +1019,13 @@ static co_status run_sliding(co_job *job) {
     /* r = 0: a window of one pixel, the identity; a running sum of it
      * (v + (a - b)) would round, so box_naive returns each pixel as is. */
     if (!s->radius) return run_naive(job);
+    if (quad_choice(job)) {
+        if (job->local[0])
+            return co_fail(CO_ERR_INVALID,
+                           "sliding sets its work-group from QNT; change it with --param, not "
+                           "--local");
+        return run_quad(job);
+    }
     const double n = 2.0 * s->radius + 1;
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
@@ -1124,7 +1192,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"SEG", 0, 0, 65536, false,
      "rows per segment, where float sums restart (0: fused, chosen "
-     "from the compute units and the radius; two passes, 256; a multiple of TILE there)",
+     "from the compute units and the radius; box_quad, 64; two passes, 256; a multiple of TILE "
+     "there)",
      0},
     {"NT", 0, 0, 4096, false,
      "fused: element columns (with PX4, pixels) per strip, a multiple of 32 (the "
@@ -1146,7 +1215,7 @@ static const co_param_def sliding_params[] = {
      "registers; wider ones load them again (0: always)",
      0},
     {"MAXREG", 0, 0, 255, false,
-     "fused, CUDA: registers per work-item at most (0: the "
+     "fused and box_quad, CUDA: registers per work-item at most (0: the "
      "compiler's choice)",
      0},
     {"RING", 2, 0, 2, false,
@@ -1182,6 +1251,12 @@ static const co_param_def sliding_params[] = {
      "4-byte load a row, not four); 2: each channel an element; 0: on GPUs pixels from r = 16, "
      "else channels",
      0},
+    {"QUAD", 1, 0, 1, false,
+     "RGBA8 at r = 1..7: 1: four pixels a work-item, their sums packed two "
+     "16-bit lanes a word (box_quad); 0: the fused pass",
+     0},
+    {"QNT", 64, 32, 1024, false, "box_quad: quads (four pixels) a group, its halo's included", 0},
+    {"QB", 2, 1, 32, false, "box_quad: rows a batch (a barrier each)", 0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
      "block",
@@ -1232,8 +1307,10 @@ static const co_variant variants[] = {
          "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
-         "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY"},
+         "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0;"
+         "QNT=32 QB=3 SEG=13;QB=1 SEG=5;QUAD=0 NT=64 BATCH=4",
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QUAD "
+                    "QNT QB"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,

@@ -1,0 +1,173 @@
+/* Box filter, RGBA8 with small windows (1 <= r <= 7): box_quad, a
+ * work-item per "quad" of four pixels, so that a row is one 16-byte load
+ * and one 16-byte store a work-item (where the width is a multiple of 4),
+ * as float32's float4, and the sums are packed: a pixel's four channels in
+ * two 32-bit words of 16-bit lanes, RB = R | B << 16 (the word & 0x00FF00FF)
+ * and GA = G | A << 16 ((word >> 8) & 0x00FF00FF), half the adds of one
+ * 32-bit sum a channel. Every sum here is linear in the pixels and words add
+ * modulo 2^32: a word is its lanes' true sums L + 65536 H, whatever carries
+ * and borrows its partial sums made across lanes, wherever each lane's true
+ * sum is in [0, 65536): so in the window sums, (2r+1)^2 255 < 65536 for
+ * r <= 7, and the column sums on the way.
+ *
+ * A group of QNT work-items owns a strip of QNT - 2 QH quads and the QH
+ * quads of halo each side (QH = ceil(r / 4): the window reaches that many
+ * quads over), and a segment of `seg` rows. Each work-item slides the
+ * column sums of its four pixels down the segment, QB rows a batch (the
+ * leaving rows loaded again, read 2r+1 rows before: from the cache), and
+ * puts them in local memory; after one barrier each work-item of the strip
+ * reads its own and its neighbours' quads (16-byte reads, no bank
+ * conflicts), sums its four windows along the row, rounds (a multiply-high,
+ * exact for lanes under 65536) and writes its quad. Two buffers of a batch:
+ * one barrier a batch. The host (src/workloads/boxfilter.c: run_quad)
+ * checks the local memory, 64 QB QNT bytes. Words are little-endian (R the
+ * low byte), as on every device the backends open. */
+#include "boxfilter_common.cl"
+
+#ifndef QNT
+#define QNT 64 /* work-items a group: quads of the strip and its halo */
+#endif
+#ifndef QB
+#define QB 2 /* rows a batch */
+#endif
+#ifndef QALIGNED
+#define QALIGNED 0 /* the width a multiple of 4: rows of whole 16-byte quads */
+#endif
+#ifndef BF_RADIUS
+#define BF_RADIUS 1
+#endif
+#if BF_RADIUS < 1 || BF_RADIUS > 7
+#error "box_quad: 1 <= BF_RADIUS <= 7 (the packed lanes hold (2r+1)^2 255)"
+#endif
+#define QR BF_RADIUS
+#define QH ((QR + 3) / 4)
+#define QLO 0x00FF00FFu
+#define QPLANE (QB * QNT) /* quads of one plane's batch */
+
+/* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
+ * rule, a word each (0: the zero border). */
+CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int border, int q, int y,
+                      uint *p) {
+    const int ym = bf_map(y, H, border), x0 = 4 * q;
+    if (ym >= 0 && x0 >= 0 && x0 + 4 <= W) {
+#if QALIGNED
+        const uint4 v = CO_LOADU4(src + (size_t)ym * W, q);
+        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
+#else
+        const __global uint *a = src + (size_t)ym * W + x0;
+        p[0] = a[0], p[1] = a[1], p[2] = a[2], p[3] = a[3];
+#endif
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int xm = ym < 0 ? -1 : bf_map(x0 + i, W, border);
+        p[i] = xm < 0 ? 0u : src[(size_t)ym * W + xm];
+    }
+}
+
+/* Batch yb's entering rows (yb + r ..) into e and leaving rows
+ * (yb - r - 1 ..) into l. */
+CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q, int yb,
+                       uint e[QB][4], uint l[QB][4]) {
+#pragma unroll
+    for (int b = 0; b < QB; b++) {
+        q_load(src, W, H, border, q, yb + b + QR, e[b]);
+        q_load(src, W, H, border, q, yb + b - QR - 1, l[b]);
+    }
+}
+
+/* A window's packed lanes (RB or GA) rounded to nearest: (s + w / 2) / w,
+ * w = (2r+1)^2, as the high word of n m, m = floor(2^32 / w) + 1: n m / 2^32
+ * = n / w + n d / 2^32 (0 < d <= 1), and n d / 2^32 < 2^-16 < 1 / w, less
+ * than n / w's fraction leaves below the next integer, for n < 65536. The
+ * lanes' bytes go to bits `shift` and shift + 16 of a pixel's word. */
+CO_INLINE uint q_round(uint s, uint hw, uint m, int shift) {
+    return (mul_hi((s & 0xFFFFu) + hw, m) << shift) | (mul_hi((s >> 16) + hw, m) << (shift + 16));
+}
+
+/* -DMAXREG=N caps CUDA's registers per work-item (0: the compiler's). */
+#if defined(CO_CUDA) && defined(MAXREG) && MAXREG > 0
+#define Q_MAXREG __maxnreg__(MAXREG)
+#else
+#define Q_MAXREG
+#endif
+
+__kernel void Q_MAXREG box_quad(int W, int H, int border, int seg, __global const uint *CO_RESTRICT src,
+                       __global uint *CO_RESTRICT dst) {
+    /* [buffer][plane: RB, GA][row of the batch][quad]: a quad's four words
+     * one 16-byte access (a uint4 array: OpenCL aligns a uint array to 4
+     * bytes only, and NVIDIA's faults on 16-byte accesses into one). */
+    __local uint4 cs[2 * 2 * QPLANE];
+    const int t = (int)get_local_id(0);
+    const int q = (int)get_group_id(0) * (QNT - 2 * QH) - QH + t;
+    const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
+    const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
+    /* v: the column sums of row y - 1 (rows y - 1 - r .. y - 1 + r), RB of
+     * pixel i in v[i], GA in v[4 + i]. */
+    uint v[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) v[i] = 0u;
+    for (int k = -QR - 1; k < QR; k++) {
+        uint p[4];
+        q_load(src, W, H, border, q, y0 + k, p);
+#pragma unroll
+        for (int i = 0; i < 4; i++) v[i] += p[i] & QLO, v[4 + i] += (p[i] >> 8) & QLO;
+    }
+    const uint w = (2 * QR + 1) * (2 * QR + 1), hw = w / 2u, m = 0xFFFFFFFFu / w + 1u;
+    /* The batch's entering and leaving rows, loaded a batch ahead: in
+     * flight while the group sums the batch before along its rows. */
+    uint e[QB][4], l[QB][4];
+    q_batch(src, W, H, border, q, y0, e, l);
+    int buf = 0;
+    for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
+        CO_LOCAL_PTR uint4 *c = cs + buf * 2 * QPLANE;
+#pragma unroll
+        for (int b = 0; b < QB; b++) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                v[i] += (e[b][i] & QLO) - (l[b][i] & QLO);
+                v[4 + i] += ((e[b][i] >> 8) & QLO) - ((l[b][i] >> 8) & QLO);
+            }
+            c[b * QNT + t] = CO_UINT4(v[0], v[1], v[2], v[3]);
+            c[QPLANE + b * QNT + t] = CO_UINT4(v[4], v[5], v[6], v[7]);
+        }
+        if (yb + QB < y1) q_batch(src, W, H, border, q, yb + QB, e, l);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (writes) {
+            for (int b = 0; b < QB && yb + b < y1; b++) {
+                uint px[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                for (int plane = 0; plane < 2; plane++) {
+                    /* the column sums of quads t - QH .. t + QH of this row */
+                    uint col[4 * (2 * QH + 1)];
+#pragma unroll
+                    for (int j = 0; j < 2 * QH + 1; j++) {
+                        const uint4 s = c[plane * QPLANE + b * QNT + t - QH + j];
+                        col[4 * j] = s.x, col[4 * j + 1] = s.y, col[4 * j + 2] = s.z,
+                                col[4 * j + 3] = s.w;
+                    }
+                    /* pixel i's window: columns 4 QH + i - r .. 4 QH + i + r */
+                    uint win = 0u;
+#pragma unroll
+                    for (int j = 4 * QH - QR; j <= 4 * QH + QR; j++) win += col[j];
+#pragma unroll
+                    for (int i = 0; i < 4; i++) {
+                        if (i) win += col[4 * QH + i + QR] - col[4 * QH + i - 1 - QR];
+                        px[i] |= q_round(win, hw, m, 8 * plane);
+                    }
+                }
+                __global uint *o = dst + (size_t)(yb + b) * W;
+#if QALIGNED
+                if (4 * q + 4 <= W) {
+                    CO_STOREU4(CO_UINT4(px[0], px[1], px[2], px[3]), o, q);
+                    continue;
+                }
+#endif
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    if (4 * q + i < W) o[4 * q + i] = px[i];
+            }
+        }
+    }
+}

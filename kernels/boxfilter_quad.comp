@@ -1,0 +1,134 @@
+/* Box filter, RGBA8 with small windows (1 <= r <= 7) in GLSL: the twin of
+ * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
+ * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS),
+ * work-groups and packed sums, so that the host (src/workloads/boxfilter.c:
+ * run_quad) launches it unchanged. A pixel is a 32-bit word (R the low
+ * byte): no 8-bit storage; where the width is a multiple of 4, a quad is
+ * one uvec4 through a second view of each buffer. */
+#include "boxfilter_common.cl"
+
+#ifndef QNT
+#define QNT 64
+#endif
+#ifndef QB
+#define QB 2
+#endif
+#ifndef QALIGNED
+#define QALIGNED 0
+#endif
+#ifndef BF_RADIUS
+#define BF_RADIUS 1
+#endif
+#if BF_RADIUS < 1 || BF_RADIUS > 7
+#error "box_quad: 1 <= BF_RADIUS <= 7 (the packed lanes hold (2r+1)^2 255)"
+#endif
+#define QR BF_RADIUS
+#define QH ((QR + 3) / 4)
+#define QLO 0x00FF00FFu
+#define QPLANE (QB * QNT)
+
+CO_BUFFER(0, restrict readonly, uint, src)
+CO_BUFFER(1, writeonly, uint, dst)
+#if QALIGNED
+CO_BUFFER(0, restrict readonly, uvec4, src4)
+CO_BUFFER(1, writeonly, uvec4, dst4)
+#endif
+layout(push_constant) uniform Args { int W; int H; int border; int seg; } args;
+/* [buffer][plane: RB, GA][row of the batch][quad] */
+shared uvec4 cs[2 * 2 * QPLANE];
+
+/* The four pixels of quad q of row y after the border rule (0: zero). */
+uvec4 q_load(const int W, const int H, const int border, const int q, const int y) {
+    const int ym = bf_map(y, H, border), x0 = 4 * q;
+    if (ym >= 0 && x0 >= 0 && x0 + 4 <= W) {
+#if QALIGNED
+        return src4[uint(ym) * uint(W / 4) + uint(q)];
+#else
+        const uint a = uint(ym) * uint(W) + uint(x0);
+        return uvec4(src[a], src[a + 1u], src[a + 2u], src[a + 3u]);
+#endif
+    }
+    uvec4 p;
+    [[unroll]] for (int i = 0; i < 4; i++) {
+        const int xm = ym < 0 ? -1 : bf_map(x0 + i, W, border);
+        p[i] = xm < 0 ? 0u : src[uint(ym) * uint(W) + uint(xm)];
+    }
+    return p;
+}
+
+/* A window's lanes rounded to nearest (the .cl's q_round). */
+uint q_mulhi(const uint a, const uint b) {
+    uint hi, lo;
+    umulExtended(a, b, hi, lo);
+    return hi;
+}
+uint q_round(const uint s, const uint hw, const uint m, const int shift) {
+    return (q_mulhi((s & 0xFFFFu) + hw, m) << shift) |
+           (q_mulhi((s >> 16) + hw, m) << (shift + 16));
+}
+
+void main() {
+    const int W = args.W, H = args.H, border = args.border, seg = args.seg;
+    const int t = int(gl_LocalInvocationID.x);
+    const int q = int(gl_WorkGroupID.x) * (QNT - 2 * QH) - QH + t;
+    const int y0 = int(gl_WorkGroupID.y) * seg, y1 = min(y0 + seg, H);
+    const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
+    /* the column sums of row y - 1: RB lanes in v[0], GA in v[1] */
+    uvec4 v[2] = uvec4[2](uvec4(0u), uvec4(0u));
+    for (int k = -QR - 1; k < QR; k++) {
+        const uvec4 p = q_load(W, H, border, q, y0 + k);
+        v[0] += p & QLO, v[1] += (p >> 8) & QLO;
+    }
+    const uint w = uint((2 * QR + 1) * (2 * QR + 1)), hw = w / 2u, m = 0xFFFFFFFFu / w + 1u;
+    /* entering and leaving rows, loaded a batch ahead */
+    uvec4 e[QB], l[QB];
+    [[unroll]] for (int b = 0; b < QB; b++) {
+        e[b] = q_load(W, H, border, q, y0 + b + QR);
+        l[b] = q_load(W, H, border, q, y0 + b - QR - 1);
+    }
+    int buf = 0;
+    for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
+        const int c = buf * 2 * QPLANE;
+        [[unroll]] for (int b = 0; b < QB; b++) {
+            v[0] += (e[b] & QLO) - (l[b] & QLO);
+            v[1] += ((e[b] >> 8) & QLO) - ((l[b] >> 8) & QLO);
+            cs[c + b * QNT + t] = v[0];
+            cs[c + QPLANE + b * QNT + t] = v[1];
+        }
+        if (yb + QB < y1) {
+            [[unroll]] for (int b = 0; b < QB; b++) {
+                e[b] = q_load(W, H, border, q, yb + QB + b + QR);
+                l[b] = q_load(W, H, border, q, yb + QB + b - QR - 1);
+            }
+        }
+        barrier();
+        if (writes) {
+            for (int b = 0; b < QB && yb + b < y1; b++) {
+                uvec4 px = uvec4(0u);
+                [[unroll]] for (int plane = 0; plane < 2; plane++) {
+                    uint col[4 * (2 * QH + 1)];
+                    [[unroll]] for (int j = 0; j < 2 * QH + 1; j++) {
+                        const uvec4 s = cs[c + plane * QPLANE + b * QNT + t - QH + j];
+                        col[4 * j] = s.x, col[4 * j + 1] = s.y, col[4 * j + 2] = s.z,
+                                col[4 * j + 3] = s.w;
+                    }
+                    uint win = 0u;
+                    [[unroll]] for (int j = 4 * QH - QR; j <= 4 * QH + QR; j++) win += col[j];
+                    [[unroll]] for (int i = 0; i < 4; i++) {
+                        if (i > 0) win += col[4 * QH + i + QR] - col[4 * QH + i - 1 - QR];
+                        px[i] |= q_round(win, hw, m, 8 * plane);
+                    }
+                }
+                const uint o = uint(yb + b) * uint(W);
+#if QALIGNED
+                if (4 * q + 4 <= W) {
+                    dst4[o / 4u + uint(q)] = px;
+                    continue;
+                }
+#endif
+                [[unroll]] for (int i = 0; i < 4; i++)
+                    if (4 * q + i < W) dst[o + uint(4 * q + i)] = px[i];
+            }
+        }
+    }
+}
