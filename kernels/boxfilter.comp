@@ -408,8 +408,11 @@ void bf_runs(const int lm0, const int lo0, const int first, const int lo_rows, c
                     }
                 }
 #else
-                /* (dl unused: each step read as it is added, so that at most
-                 * a few of the part's 2 (BF_PART - 1) reads are live at once) */
+                /* Each step's two values read as it is added, not first into
+                 * an array of the part's steps: few of its 2 (BF_PART - 1)
+                 * reads live at once (H200, r = 64: 69 registers against 81,
+                 * two groups a multiprocessor, 0.274 ms against 0.381;
+                 * docs/results/2026-12-02-h200-q.md) */
                 [[unroll]] for (int q = 0; q < BF_PART; q++) {
                     BF_LO(row + q * BF_CH + c) = s;
                     if (q + 1 < BF_PART)
