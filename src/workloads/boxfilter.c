@@ -1014,10 +1014,9 @@ static bool defines_add(char *buf, size_t size, const char *fmt, ...) {
 static co_status run_sliding(co_job *job) {
     box_state *s = job->prob->state;
     const co_device_info *info = &job->dev->info;
-    size_t nt = (size_t)co_job_param(job, "NT");
-    if (nt % 32) return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     /* r = 0: a window of one pixel, the identity; a running sum of it
-     * (v + (a - b)) would round, so box_naive returns each pixel as is. */
+     * (v + (a - b)) would round, so box_naive returns each pixel as is.
+     * Neither it nor box_quad reads NT (so the tuner leaves it alone). */
     if (!s->radius) return run_naive(job);
     if (quad_choice(job)) {
         if (job->local[0])
@@ -1026,6 +1025,8 @@ static co_status run_sliding(co_job *job) {
                            "--local");
         return run_quad(job);
     }
+    size_t nt = (size_t)co_job_param(job, "NT");
+    if (nt % 32) return co_fail(CO_ERR_INVALID, "sliding: NT=%zu is not a multiple of 32", nt);
     const double n = 2.0 * s->radius + 1;
     fused_plan plan;
     const bool ring = ring_choice(job, &nt, &plan);
