@@ -68,8 +68,8 @@ CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int bo
 
 /* Batch yb's entering rows (yb + r ..) into e and leaving rows
  * (yb - r - 1 ..) into l. */
-CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q, int yb,
-                       uint e[QB][4], uint l[QB][4]) {
+CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q,
+                       int yb, uint e[QB][4], uint l[QB][4]) {
 #pragma unroll
     for (int b = 0; b < QB; b++) {
         q_load(src, W, H, border, q, yb + b + QR, e[b]);
@@ -93,8 +93,9 @@ CO_INLINE uint q_round(uint s, uint hw, uint m, int shift) {
 #define Q_MAXREG
 #endif
 
-__kernel void Q_MAXREG box_quad(int W, int H, int border, int seg, __global const uint *CO_RESTRICT src,
-                       __global uint *CO_RESTRICT dst) {
+__kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
+                                __global const uint *CO_RESTRICT src,
+                                __global uint *CO_RESTRICT dst) {
     /* [buffer][plane: RB, GA][row of the batch][quad]: a quad's four words
      * one 16-byte access (a uint4 array: OpenCL aligns a uint array to 4
      * bytes only, and NVIDIA's faults on 16-byte accesses into one). */

@@ -497,8 +497,8 @@ static size_t fused_acc(const co_job *job) { return fused_px4(job) ? 16 : 4; }
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
-    const bool glsl = co_vulkan_is_device(job->dev);
-    if (glsl && s->fmt->u8 && strcmp(entry, "box_quad") && !co_vulkan_has_int8(job->dev))
+    const bool glsl = co_vulkan_is_device(job->dev), quad = !strcmp(entry, "box_quad");
+    if (glsl && s->fmt->u8 && !quad && !co_vulkan_has_int8(job->dev))
         return co_fail(CO_ERR_UNSUPPORTED,
                        "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
                        "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
@@ -507,9 +507,7 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
     const bool px4 = fused && fused_px4(job);
     /* MAXREG is CUDA's alone: elsewhere it is not read, so not tuned. */
     const long maxreg =
-        (fused || !strcmp(entry, "box_quad")) && co_device_on(job->dev) == CO_ON_CUDA
-            ? co_job_param(job, "MAXREG")
-            : 0;
+        (fused || quad) && co_device_on(job->dev) == CO_ON_CUDA ? co_job_param(job, "MAXREG") : 0;
     char extra[640], defines[1024];
     const int n = snprintf(extra, sizeof extra,
                            "-DBF_U8=%d -DBF_CH=%zu -DBF_PX4=%d -DBF_FIRST=%d -DBF_FINAL=%d "
@@ -520,9 +518,7 @@ static co_status kernel_for(co_job *job, const char *entry, int first, int final
         return co_fail(CO_ERR_INVALID, "boxfilter: the kernel's defines are too long (%d bytes)",
                        n);
     co_job_defines(job, extra, defines, sizeof defines);
-    const char *file = fused                        ? "boxfilter_fused"
-                       : !strcmp(entry, "box_quad") ? "boxfilter_quad"
-                                                    : "boxfilter";
+    const char *file = fused ? "boxfilter_fused" : quad ? "boxfilter_quad" : "boxfilter";
     return co_job_kernel(job, file, entry, defines, k);
 }
 
@@ -950,9 +946,9 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 / 0.2740 against 0.5704 / 0.7238 /
  * 0.8137; PoCL, 2 cores, 2048x1536, clamp: 20.4 / 21.4 / 22.4 against
  * 69.5 / 65.8 / 77.1; lavapipe, the same: 269 / 318 / 389 against 1344 /
- * 1297 / 1576 (the GLSL twin not timed on a GPU yet). QB 2 (rows a batch) measured best: 4 and 8 hold
- * more registers (their loads are a batch ahead), fewer groups a
- * multiprocessor (CUDA r = 1: 0.2080 and 0.2942). */
+ * 1297 / 1576 (the GLSL twin not timed on a GPU yet). QB 2 (rows a batch)
+ * measured best: 4 and 8 hold more registers (their loads are a batch
+ * ahead), fewer groups a multiprocessor (CUDA r = 1: 0.2080 and 0.2942). */
 #define QUAD_MAX_RADIUS 7
 static bool quad_choice(const co_job *job) {
     const box_state *s = job->prob->state;
@@ -969,9 +965,8 @@ static co_status run_quad(co_job *job) {
     box_state *s = job->prob->state;
     const size_t qnt = (size_t)co_job_param(job, "QNT"), qb = (size_t)co_job_param(job, "QB");
     const size_t halo = ((size_t)s->radius + 3) / 4, lmem = 64 * qb * qnt;
-    size_t seg = co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : 64;
-    if (!co_job_param(job, "SEG") && ((size_t)s->h + seg - 1) / seg > 65535)
-        seg = ((size_t)s->h + 65534) / 65535;
+    size_t seg = (size_t)co_job_param(job, "SEG");
+    if (!seg) seg = ((size_t)s->h + 63) / 64 > 65535 ? ((size_t)s->h + 65534) / 65535 : 64;
     /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
     if (lmem > 48 * 1024)
         return co_fail(CO_ERR_LIMIT,
