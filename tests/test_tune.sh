@@ -16,6 +16,15 @@ valid() {
     python3 "$SRC/tests/check_results.py" "$SRC/docs/results.schema.json" "$@"
 }
 
+# A candidate ran whole, or the tuner's guard stopped it as over 3x the best's
+# time (a loaded machine can stall one that far: CI's lavapipe once did).
+# Usage: tuned FILE... <<'PY' (python with ran(candidate) defined)
+tuned() {
+    python3 -c "$(printf '%s\n' 'def ran(x):' \
+        '    return x["status"] == "ok" or (x["status"] == "interrupted" and "over 3x" in x["message"])'
+        cat)" "$@"
+}
+
 # Usage errors: exit 2 and one line naming what was wrong.
 expect2() {
     want=$1
@@ -43,21 +52,21 @@ expect2 "unknown option '--bogus' for gemm" tune gemm --bogus 3
 if "$CO" devices 2>/dev/null | grep -q "^vulkan:0"; then
     COALESCE_CACHE_DIR="$tmp/vk" "$CO" tune gemm --device vulkan --variant tiled --size 40 --budget 120 \
         -o "$tmp/vk.json" >"$tmp/vk.txt" 2>&1 && valid "$tmp/vk.json" &&
-        python3 - "$tmp/vk.json" <<'PY' && ok || no "tune on lavapipe: $(cat "$tmp/vk.txt")"
+        tuned "$tmp/vk.json" <<'PY' && ok || no "tune on lavapipe: $(cat "$tmp/vk.txt")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
 assert r["device"]["backend"] == "vulkan" and r["strategy"] == "full" and r["covered"] == 1, r
 c = {x["params"]["TS"]: x for x in r["candidates"] if x["local"] is None}
-assert c[16]["default"] and all(c[ts]["status"] == "ok" for ts in (1, 2, 4, 8, 16, 32)), c
+assert c[16]["default"] and all(ran(c[ts]) for ts in (1, 2, 4, 8, 16, 32)), c
 assert all(c[ts]["status"] == "limit" and "local memory" in c[ts]["message"] for ts in (64, 128)), c
 assert r["candidates"][r["best"]]["status"] == "ok" and r["stored"], r
 PY
     COALESCE_CACHE_DIR="$tmp/vk" "$CO" tune copy --preset wg --device vulkan --variant vec4 --n 10007 \
-        --budget 120 --json >"$tmp/vk2.json" 2>"$tmp/vk2.err" && python3 - "$tmp/vk2.json" <<'PY' && ok || no "tune --preset wg on lavapipe: $(cat "$tmp/vk2.json" "$tmp/vk2.err")"
+        --budget 120 --json >"$tmp/vk2.json" 2>"$tmp/vk2.err" && tuned "$tmp/vk2.json" <<'PY' && ok || no "tune --preset wg on lavapipe: $(cat "$tmp/vk2.json" "$tmp/vk2.err")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
 assert sorted(x["used_local"][0] for x in r["candidates"][1:]) == [4, 8, 16, 32, 64, 128, 256, 512, 1024], r
-assert all(x["status"] == "ok" for x in r["candidates"]) and r["best_ms"] <= r["default_ms"], r
+assert all(ran(x) for x in r["candidates"]) and r["best_ms"] <= r["default_ms"], r
 PY
     # (tuned where the choice is not the default: a work-group of its own)
     COALESCE_CACHE_DIR="$tmp/vk" "$CO" run copy --device vulkan --variant vec4 --n 10007 --json >"$tmp/vk3.json" 2>/dev/null &&
@@ -164,17 +173,17 @@ COALESCE_KERNEL_DIR="$tmp/k" "$CO" tune --preset thesis --device opencl --size 3
 
 # seed 002's work-group sizes for a per-item kernel.
 "$CO" tune copy --preset wg --device opencl --variant coalesced --n 65536 --budget 120 --json >"$tmp/t3.json" 2>"$tmp/t3.err" &&
-    python3 - "$tmp/t3.json" <<'PY' && ok || no "--preset wg: $(cat "$tmp/t3.json" "$tmp/t3.err")"
+    tuned "$tmp/t3.json" <<'PY' && ok || no "--preset wg: $(cat "$tmp/t3.json" "$tmp/t3.err")"
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
 sizes = sorted(x["local"][0] for x in r["candidates"] if not x["default"])
 assert sizes == [4, 8, 16, 32, 64, 128, 256, 512, 1024], sizes
-assert all(x["status"] == "ok" for x in r["candidates"]), r
+assert all(ran(x) for x in r["candidates"]), r
 assert all(x["used_local"][0] == x["local"][0] for x in r["candidates"] if not x["default"]), r
 PY
 
-# A space larger than the budget holds, sampled within it and the share
-# covered said (wpt: TS x WPT; its kernels compile fast, while a reg2d
+# A space the budget does not hold (on most machines), sampled within it and
+# the share covered said (wpt: TS x WPT; its kernels compile fast, while a reg2d
 # compile alone takes PoCL up to 25 s, which no budget can cut short). 8 s:
 # on 2 loaded cores the default alone took 3.4 s, and a budget of 4 left
 # no candidate after it.
@@ -186,7 +195,10 @@ t1=$(date +%s)
 import json, sys
 [r] = json.load(open(sys.argv[1]))["results"]
 assert r["variant"] == "wpt" and r["strategy"] == "anneal", r
-assert r["space"] >= 100 and 0 < r["covered"] < 1 and r["candidates_run"] >= 2, r
+# (covered whole only where every point of the space ran: an idle machine
+# with PoCL's kernel cache warm can run all of wpt's 100 in 8 s)
+assert r["space"] >= 100 and r["candidates_run"] >= 2, r
+assert 0 < r["covered"] < 1 or r["candidates_run"] >= r["space"], r
 # No candidate starts past the budget (one may end past it: a compile cannot be
 # cut short, and a loaded machine compiles slowly).
 c = r["candidates"]

@@ -949,8 +949,10 @@ co_status co_tune(co_context *ctx, const co_tune_config *cfg, co_tune_result **o
     run_previous(&t);
     if (t.user_stop) goto finish;
     t.space = space_size(&t);
-    /* What fits the budget at the default's pace (less the re-time at the end). */
-    t.deadline = t.t0 + t.budget_ms - 3 * t.per_candidate_ms;
+    /* What fits the budget at the default's pace, less the re-time at the end:
+     * at most a third of the budget, since the re-time compiles nothing and on a
+     * loaded machine the default's compile alone can take that much. */
+    t.deadline = t.t0 + t.budget_ms - fmin(3 * t.per_candidate_ms, t.budget_ms / 3);
     const double fits = fmax(0, (t.deadline - co_now_ms()) / fmax(t.per_candidate_ms, 1));
     if (strategy < 0) strategy = t.space <= fits + (double)(r->ncandidates - t.outside) ? 0 : 2;
     snprintf(r->strategy, sizeof r->strategy, "%s", strategies[strategy]);
