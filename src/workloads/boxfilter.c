@@ -470,7 +470,7 @@ static co_status run_omp(co_job *job) {
 /* Whether the fused passes (box_fused, box_ring) take an RGBA8 pixel as one
  * element, a uchar4 summed as a uint4 (kernels/boxfilter_common.cl's
  * BF_PX4), on OpenCL and CUDA: PX4 1 always, 2 never, 0 (auto) on GPUs
- * from r = 16 (r <= 7 takes box_quad where QUAD is 1). H200, 8192^2, zero
+ * from r = 16 (r <= 7 takes box_quad). H200, 8192^2, zero
  * border, against byte elements in one run
  * (docs/results/2026-12-02-h200-o.md): CUDA r = 64 0.88 ms against 2.61,
  * r = 16 0.633 against 0.649, r = 1 0.523 against 0.455; NVIDIA OpenCL 1.18
@@ -939,12 +939,12 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
 
 /* box_quad (kernels/boxfilter_quad.cl): RGBA8 at 1 <= r <= 7 (its packed
  * lanes' range), four pixels a work-item, on every device API (its GLSL
- * twin kernels/boxfilter_quad.comp reads words: no 8-bit storage), where QUAD
- * is 1 (the fused pass's byte elements, QUAD 0, slower everywhere
- * measured). H200, 8192^2, zero border, ms (docs/results/2026-12-02-h200-q.md):
- * CUDA r = 1 / 4 / 7 0.2025 / 0.2363 / 0.2593 against 0.4555 / 0.5052 /
- * 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 / 0.2740 against 0.5704 / 0.7238 /
- * 0.8137; PoCL, 2 cores, 2048x1536, clamp: 20.4 / 21.4 / 22.4 against
+ * twin kernels/boxfilter_quad.comp reads words: no 8-bit storage). It
+ * replaced the fused pass's byte elements there, slower everywhere measured
+ * (once the tunable QUAD=0). H200, 8192^2, zero border, ms
+ * (docs/results/2026-12-02-h200-q.md): CUDA r = 1 / 4 / 7 0.2025 / 0.2363 /
+ * 0.2593 against 0.4555 / 0.5052 / 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 /
+ * 0.2740 against 0.5704 / 0.7238 / 0.8137; PoCL, 2 cores, 2048x1536, clamp: 20.4 / 21.4 / 22.4 against
  * 69.5 / 65.8 / 77.1; lavapipe, the same: 269 / 318 / 389 against 1344 /
  * 1297 / 1576 (the GLSL twin not timed on a GPU yet). QB 2 (rows a batch)
  * measured best: 4 and 8 hold more registers (their loads are a batch
@@ -952,8 +952,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
 #define QUAD_MAX_RADIUS 7
 static bool quad_choice(const co_job *job) {
     const box_state *s = job->prob->state;
-    if (!s->fmt->u8 || s->ch != 4 || s->radius < 1 || s->radius > QUAD_MAX_RADIUS) return false;
-    return co_job_param(job, "QUAD") != 0; /* read only where it applies */
+    return s->fmt->u8 && s->ch == 4 && s->radius >= 1 && s->radius <= QUAD_MAX_RADIUS;
 }
 
 /* Its group (QNT quads, QH = ceil(r / 4) <= 2 of them halo each side, so
@@ -1247,10 +1246,6 @@ static const co_param_def sliding_params[] = {
      "4-byte load a row, not four); 2: each channel an element; 0: on GPUs pixels from r = 16, "
      "else channels",
      0},
-    {"QUAD", 1, 0, 1, false,
-     "RGBA8 at r = 1..7: 1: four pixels a work-item, their sums packed two "
-     "16-bit lanes a word (box_quad); 0: the fused pass",
-     0},
     {"QNT", 64, 32, 1024, false, "box_quad: quads (four pixels) a group, its halo's included", 0},
     {"QB", 2, 1, 32, false, "box_quad: rows a batch (a barrier each)", 0},
     {"TILE", 32, 4, 64, true,
@@ -1304,9 +1299,9 @@ static const co_variant variants[] = {
          "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0;"
-         "QNT=32 QB=3 SEG=13;QB=1 SEG=5;QUAD=0 NT=64 BATCH=4",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QUAD "
-                    "QNT QB"},
+         "QNT=32 QB=3 SEG=13;QB=1 SEG=5",
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QNT "
+                    "QB"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
