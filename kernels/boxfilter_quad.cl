@@ -1,4 +1,4 @@
-/* Box filter, RGBA8 with small windows (1 <= r <= 7): box_quad, a
+/* Box filter, RGBA8 with windows up to r = 127: box_quad, a
  * work-item per "quad" of four pixels, so that a row is one 16-byte load
  * and one 16-byte store a work-item (where the width is a multiple of 4),
  * as float32's float4, and the sums are packed: a pixel's four channels in
@@ -7,8 +7,8 @@
  * 32-bit sum a channel. Every sum here is linear in the pixels and words add
  * modulo 2^32: a word is its lanes' true sums L + 65536 H, whatever carries
  * and borrows its partial sums made across lanes, wherever each lane's true
- * sum is in [0, 65536): so in the window sums, (2r+1)^2 255 < 65536 for
- * r <= 7, and the column sums on the way.
+ * sum is in [0, 65536): so in the column sums, (2r+1) 255 < 65536 for
+ * r <= 127, and for r <= 7 in the window sums, (2r+1)^2 255 < 65536.
  *
  * A group of QNT work-items owns a strip of QNT - 2 QH quads and the QH
  * quads of halo each side (QH = ceil(r / 4): the window reaches that many
@@ -19,9 +19,20 @@
  * reads its own and its neighbours' quads (16-byte reads, no bank
  * conflicts), sums its four windows along the row, rounds (a multiply-high,
  * exact for lanes under 65536) and writes its quad. Two buffers of a batch:
- * one barrier a batch. The host (src/workloads/boxfilter.c: run_quad)
- * checks the local memory, 64 QB QNT bytes. Words are little-endian (R the
- * low byte), as on every device the backends open. */
+ * one barrier a batch.
+ *
+ * Wider windows (r > 7, QWIDE) pass the lanes' range in the window sums:
+ * each work-item also puts its quad's four channel totals (32-bit) in local
+ * memory, and a window is the totals of the 2 floor(r / 4) whole quads it
+ * covers plus the columns at its two ends, unpacked (O(r / 4) reads, no
+ * second barrier); the next three slide a column each. Sums reach
+ * (2r+1)^2 255 < 2^24, divided exactly by a multiply-high and two shifts
+ * (Granlund and Montgomery's 32-bit division by an invariant integer; the
+ * host computes QMAGIC and QSHIFT).
+ *
+ * The host (src/workloads/boxfilter.c: run_quad) checks the local memory,
+ * 32 QPLANES QB QNT bytes. Words are little-endian (R the low byte), as on
+ * every device the backends open. */
 #include "boxfilter_common.cl"
 
 #ifndef QNT
@@ -36,13 +47,16 @@
 #ifndef BF_RADIUS
 #define BF_RADIUS 1
 #endif
-#if BF_RADIUS < 1 || BF_RADIUS > 7
-#error "box_quad: 1 <= BF_RADIUS <= 7 (the packed lanes hold (2r+1)^2 255)"
+#if BF_RADIUS < 1 || BF_RADIUS > 127
+#error "box_quad: 1 <= BF_RADIUS <= 127 (the packed lanes hold (2r+1) 255)"
 #endif
 #define QR BF_RADIUS
 #define QH ((QR + 3) / 4)
 #define QLO 0x00FF00FFu
 #define QPLANE (QB * QNT) /* quads of one plane's batch */
+#define QWIDE (QR > 7)
+#define QPLANES (2 + QWIDE) /* RB, GA and (QWIDE) the quads' channel totals */
+#define QK (QR / 4)         /* whole quads a window covers each side (QWIDE) */
 
 /* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
  * rule, a word each (0: the zero border). */
@@ -86,6 +100,35 @@ CO_INLINE uint q_round(uint s, uint hw, uint m, int shift) {
     return (mul_hi((s & 0xFFFFu) + hw, m) << shift) | (mul_hi((s >> 16) + hw, m) << (shift + 16));
 }
 
+#if QWIDE
+/* A lane of quad words v[0..3] summed over the quad: its low (shift 0) or
+ * high (16) 16-bit lanes. */
+CO_INLINE uint q_total(const uint *v, int shift) {
+    return ((v[0] >> shift) & 0xFFFFu) + ((v[1] >> shift) & 0xFFFFu) +
+           ((v[2] >> shift) & 0xFFFFu) + ((v[3] >> shift) & 0xFFFFu);
+}
+
+/* s (R, G, B, A) plus column o of a batch row's column sums (minus it
+ * where sub), o counted from pixel 0 of work-item t's quad (-QR <= o <=
+ * QR + 3, known when compiled): its RB and GA words, the row's first at
+ * row. */
+#define Q_FLOOR4(o) (((o) + 256) / 4 - 64) /* floor(o / 4) for o >= -256 */
+CO_INLINE void q_column(CO_LOCAL_PTR const uint *row, int t, int o, uint *s, bool sub) {
+    const int at = 4 * (t + Q_FLOOR4(o)) + (o + 256) % 4;
+    const uint rb = row[at], ga = row[4 * QPLANE + at];
+    const uint x[4] = {rb & 0xFFFFu, ga & 0xFFFFu, rb >> 16, ga >> 16};
+#pragma unroll
+    for (int k = 0; k < 4; k++) s[k] = sub ? s[k] - x[k] : s[k] + x[k];
+}
+
+/* n / w rounded down, n < 2^32 (Granlund and Montgomery: QMAGIC =
+ * floor(2^32 (2^l - w) / w) + 1, QSHIFT = l - 1, l = ceil(log2 w)). */
+CO_INLINE uint q_divide(uint n) {
+    const uint t1 = mul_hi(n, (uint)QMAGIC);
+    return (t1 + ((n - t1) >> 1)) >> QSHIFT;
+}
+#endif
+
 /* -DMAXREG=N caps CUDA's registers per work-item (0: the compiler's). */
 #if defined(CO_CUDA) && defined(MAXREG) && MAXREG > 0
 #define Q_MAXREG __maxnreg__(MAXREG)
@@ -99,7 +142,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     /* [buffer][plane: RB, GA][row of the batch][quad]: a quad's four words
      * one 16-byte access (a uint4 array: OpenCL aligns a uint array to 4
      * bytes only, and NVIDIA's faults on 16-byte accesses into one). */
-    __local uint4 cs[2 * 2 * QPLANE];
+    __local uint4 cs[2 * QPLANES * QPLANE];
     const int t = (int)get_local_id(0);
     const int q = (int)get_group_id(0) * (QNT - 2 * QH) - QH + t;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
@@ -115,14 +158,17 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
 #pragma unroll
         for (int i = 0; i < 4; i++) v[i] += p[i] & QLO, v[4 + i] += (p[i] >> 8) & QLO;
     }
-    const uint w = (2 * QR + 1) * (2 * QR + 1), hw = w / 2u, m = 0xFFFFFFFFu / w + 1u;
+    const uint w = (2 * QR + 1) * (2 * QR + 1), hw = w / 2u;
+#if !QWIDE
+    const uint m = 0xFFFFFFFFu / w + 1u;
+#endif
     /* The batch's entering and leaving rows, loaded a batch ahead: in
      * flight while the group sums the batch before along its rows. */
     uint e[QB][4], l[QB][4];
     q_batch(src, W, H, border, q, y0, e, l);
     int buf = 0;
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
-        CO_LOCAL_PTR uint4 *c = cs + buf * 2 * QPLANE;
+        CO_LOCAL_PTR uint4 *c = cs + buf * QPLANES * QPLANE;
 #pragma unroll
         for (int b = 0; b < QB; b++) {
 #pragma unroll
@@ -132,12 +178,40 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
             }
             c[b * QNT + t] = CO_UINT4(v[0], v[1], v[2], v[3]);
             c[QPLANE + b * QNT + t] = CO_UINT4(v[4], v[5], v[6], v[7]);
+#if QWIDE
+            c[2 * QPLANE + b * QNT + t] =
+                CO_UINT4(q_total(v, 0), q_total(v + 4, 0), q_total(v, 16), q_total(v + 4, 16));
+#endif
         }
         if (yb + QB < y1) q_batch(src, W, H, border, q, yb + QB, e, l);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (writes) {
             for (int b = 0; b < QB && yb + b < y1; b++) {
                 uint px[4] = {0u, 0u, 0u, 0u};
+#if QWIDE
+                /* pixel 0's window: the whole quads -QK .. QK - 1, then the
+                 * columns 4 QK .. QR and -QR .. -4 QK - 1 */
+                uint s[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                for (int j = -QK; j < QK; j++) {
+                    const uint4 q4 = c[2 * QPLANE + b * QNT + t + j];
+                    s[0] += q4.x, s[1] += q4.y, s[2] += q4.z, s[3] += q4.w;
+                }
+                CO_LOCAL_PTR const uint *row = (CO_LOCAL_PTR const uint *)(c + b * QNT);
+#pragma unroll
+                for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);
+#pragma unroll
+                for (int o = -QR; o < -4 * QK; o++) q_column(row, t, o, s, false);
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    if (i) {
+                        q_column(row, t, i + QR, s, false);
+                        q_column(row, t, i - 1 - QR, s, true);
+                    }
+                    px[i] = q_divide(s[0] + hw) | q_divide(s[1] + hw) << 8 |
+                            q_divide(s[2] + hw) << 16 | q_divide(s[3] + hw) << 24;
+                }
+#else
 #pragma unroll
                 for (int plane = 0; plane < 2; plane++) {
                     /* the column sums of quads t - QH .. t + QH of this row */
@@ -158,6 +232,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                         px[i] |= q_round(win, hw, m, 8 * plane);
                     }
                 }
+#endif
                 __global uint *o = dst + (size_t)(yb + b) * W;
 #if QALIGNED
                 if (4 * q + 4 <= W) {

@@ -1,6 +1,7 @@
-/* Box filter, RGBA8 with small windows (1 <= r <= 7) in GLSL: the twin of
+/* Box filter, RGBA8 with windows up to r = 127 in GLSL: the twin of
  * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
- * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS),
+ * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS,
+ * QMAGIC and QSHIFT),
  * work-groups and packed sums, so that the host (src/workloads/boxfilter.c:
  * run_quad) launches it unchanged. A pixel is a 32-bit word (R the low
  * byte): no 8-bit storage; where the width is a multiple of 4, a quad is
@@ -19,13 +20,16 @@
 #ifndef BF_RADIUS
 #define BF_RADIUS 1
 #endif
-#if BF_RADIUS < 1 || BF_RADIUS > 7
-#error "box_quad: 1 <= BF_RADIUS <= 7 (the packed lanes hold (2r+1)^2 255)"
+#if BF_RADIUS < 1 || BF_RADIUS > 127
+#error "box_quad: 1 <= BF_RADIUS <= 127 (the packed lanes hold (2r+1) 255)"
 #endif
 #define QR BF_RADIUS
 #define QH ((QR + 3) / 4)
 #define QLO 0x00FF00FFu
 #define QPLANE (QB * QNT)
+#define QWIDE (QR > 7)
+#define QPLANES (QWIDE ? 3 : 2) /* RB, GA and (QWIDE) the quads' channel totals */
+#define QK (QR / 4)
 
 CO_BUFFER(0, restrict readonly, uint, src)
 CO_BUFFER(1, writeonly, uint, dst)
@@ -34,8 +38,8 @@ CO_BUFFER(0, restrict readonly, uvec4, src4)
 CO_BUFFER(1, writeonly, uvec4, dst4)
 #endif
 layout(push_constant) uniform Args { int W; int H; int border; int seg; } args;
-/* [buffer][plane: RB, GA][row of the batch][quad] */
-shared uvec4 cs[2 * 2 * QPLANE];
+/* [buffer][plane: RB, GA, totals][row of the batch][quad] */
+shared uvec4 cs[2 * QPLANES * QPLANE];
 
 /* The four pixels of quad q of row y after the border rule (0: zero). */
 uvec4 q_load(const int W, const int H, const int border, const int q, const int y) {
@@ -67,6 +71,27 @@ uint q_round(const uint s, const uint hw, const uint m, const int shift) {
            (q_mulhi((s >> 16) + hw, m) << (shift + 16));
 }
 
+#if QWIDE
+/* The .cl's q_total, q_column and q_divide: a lane summed over a quad;
+ * s (R, G, B, A) plus (sub: minus) column o from pixel 0 of quad t of the
+ * batch row whose first quad is cs[row]; n / w rounded down. */
+uint q_total(const uvec4 v, const int shift) {
+    const uvec4 x = (v >> shift) & 0xFFFFu;
+    return x.x + x.y + x.z + x.w;
+}
+#define Q_FLOOR4(o) (((o) + 256) / 4 - 64)
+void q_column(const int row, const int t, const int o, inout uvec4 s, const bool sub) {
+    const int a = row + t + Q_FLOOR4(o), i = (o + 256) % 4;
+    const uint rb = cs[a][i], ga = cs[a + QPLANE][i];
+    const uvec4 x = uvec4(rb & 0xFFFFu, ga & 0xFFFFu, rb >> 16, ga >> 16);
+    s = sub ? s - x : s + x;
+}
+uint q_divide(const uint n) {
+    const uint t1 = q_mulhi(n, QMAGIC);
+    return (t1 + ((n - t1) >> 1)) >> QSHIFT;
+}
+#endif
+
 void main() {
     const int W = args.W, H = args.H, border = args.border, seg = args.seg;
     const int t = int(gl_LocalInvocationID.x);
@@ -79,7 +104,10 @@ void main() {
         const uvec4 p = q_load(W, H, border, q, y0 + k);
         v[0] += p & QLO, v[1] += (p >> 8) & QLO;
     }
-    const uint w = uint((2 * QR + 1) * (2 * QR + 1)), hw = w / 2u, m = 0xFFFFFFFFu / w + 1u;
+    const uint w = uint((2 * QR + 1) * (2 * QR + 1)), hw = w / 2u;
+#if !QWIDE
+    const uint m = 0xFFFFFFFFu / w + 1u;
+#endif
     /* entering and leaving rows, loaded a batch ahead */
     uvec4 e[QB], l[QB];
     [[unroll]] for (int b = 0; b < QB; b++) {
@@ -88,12 +116,16 @@ void main() {
     }
     int buf = 0;
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
-        const int c = buf * 2 * QPLANE;
+        const int c = buf * QPLANES * QPLANE;
         [[unroll]] for (int b = 0; b < QB; b++) {
             v[0] += (e[b] & QLO) - (l[b] & QLO);
             v[1] += ((e[b] >> 8) & QLO) - ((l[b] >> 8) & QLO);
             cs[c + b * QNT + t] = v[0];
             cs[c + QPLANE + b * QNT + t] = v[1];
+#if QWIDE
+            cs[c + 2 * QPLANE + b * QNT + t] =
+                uvec4(q_total(v[0], 0), q_total(v[1], 0), q_total(v[0], 16), q_total(v[1], 16));
+#endif
         }
         if (yb + QB < y1) {
             [[unroll]] for (int b = 0; b < QB; b++) {
@@ -105,6 +137,21 @@ void main() {
         if (writes) {
             for (int b = 0; b < QB && yb + b < y1; b++) {
                 uvec4 px = uvec4(0u);
+#if QWIDE
+                uvec4 s = uvec4(0u);
+                [[unroll]] for (int j = -QK; j < QK; j++) s += cs[c + 2 * QPLANE + b * QNT + t + j];
+                const int row = c + b * QNT;
+                [[unroll]] for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);
+                [[unroll]] for (int o = -QR; o < -4 * QK; o++) q_column(row, t, o, s, false);
+                [[unroll]] for (int i = 0; i < 4; i++) {
+                    if (i > 0) {
+                        q_column(row, t, i + QR, s, false);
+                        q_column(row, t, i - 1 - QR, s, true);
+                    }
+                    px[i] = q_divide(s.x + hw) | q_divide(s.y + hw) << 8 |
+                            q_divide(s.z + hw) << 16 | q_divide(s.w + hw) << 24;
+                }
+#else
                 [[unroll]] for (int plane = 0; plane < 2; plane++) {
                     uint col[4 * (2 * QH + 1)];
                     [[unroll]] for (int j = 0; j < 2 * QH + 1; j++) {
@@ -119,6 +166,7 @@ void main() {
                         px[i] |= q_round(win, hw, m, 8 * plane);
                     }
                 }
+#endif
                 const uint o = uint(yb + b) * uint(W);
 #if QALIGNED
                 if (4 * q + 4 <= W) {

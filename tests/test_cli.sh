@@ -251,6 +251,10 @@ if [ $has_opencl = 1 ]; then
     sed 's/q_round(win, hw, m, 8 \* plane)/q_round(win, hw + w, m, 8 * plane)/' "$(dirname "$0")/../kernels/boxfilter_quad.cl" >"$tmp/ck/boxfilter_quad.cl"
     grep -q 'q_round(win, hw + w, m' "$tmp/ck/boxfilter_quad.cl" || { echo "FAIL: the box_quad edit no longer applies to kernels/boxfilter_quad.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --format rgba8 --radius 3 --width 70 --height 40 --reps 1
+    # ... and its wide windows (r = 13 on PoCL): a leaving column one off is caught.
+    sed 's/q_column(row, t, i - 1 - QR, s, true)/q_column(row, t, i - 2 - QR, s, true)/' "$(dirname "$0")/../kernels/boxfilter_quad.cl" >"$tmp/ck/boxfilter_quad.cl"
+    grep -q 'i - 2 - QR, s, true' "$tmp/ck/boxfilter_quad.cl" || { echo "FAIL: the wide box_quad edit no longer applies to kernels/boxfilter_quad.cl"; fail=$((fail + 1)); }
+    COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --format rgba8 --radius 13 --width 70 --height 40 --reps 1
     # The fused kernels take kernels/boxfilter_common.cl through #include (kernels.c expands
     # it), from the kernel directory where it is there: a broken one fails their build.
     mkdir -p "$tmp/ch"

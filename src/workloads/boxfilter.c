@@ -45,6 +45,7 @@
  * it launched; verify holds max |out - ref| / M to u (K + 3). At r = 0
  * every variant returns its input exactly (one term a sum; sliding takes
  * box_naive there, a running sum of one pixel being no sum), held to 0. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -944,41 +945,93 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * (once the tunable QUAD=0). H200, 8192^2, zero border, ms
  * (docs/results/2026-12-02-h200-q.md): CUDA r = 1 / 4 / 7 0.2025 / 0.2363 /
  * 0.2593 against 0.4555 / 0.5052 / 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 /
- * 0.2740 against 0.5704 / 0.7238 / 0.8137; PoCL, 2 cores, 2048x1536, clamp: 20.4 / 21.4 / 22.4 against
- * 69.5 / 65.8 / 77.1; lavapipe, the same: 269 / 318 / 389 against 1344 /
- * 1297 / 1576 (the GLSL twin not timed on a GPU yet). QB 2 (rows a batch)
- * measured best: 4 and 8 hold more registers (their loads are a batch
- * ahead), fewer groups a multiprocessor (CUDA r = 1: 0.2080 and 0.2942). */
+ * 0.2740 against 0.5704 / 0.7238 / 0.8137; PoCL, 2 cores, 2048x1536, clamp:
+ * 20.4 / 21.4 / 22.4 against 69.5 / 65.8 / 77.1; lavapipe, the same: 269 /
+ * 318 / 389 against 1344 / 1297 / 1576 (the GLSL twin not timed on a GPU
+ * yet). QB 2 (rows a batch) measured best: 4 and 8 hold more registers
+ * (their loads are a batch ahead), fewer groups a multiprocessor (CUDA r =
+ * 1: 0.2080 and 0.2942).
+ * Wider windows, 8 <= r <= 127 (the column sums' packed lanes), sum the
+ * quads' channel totals (QWIDE), O(r / 4) local reads a quad: on CPU
+ * devices by default, against the fused pass there, 2048x1536 clamp, ms
+ * (docs/results/2026-12-02-quad-wide.md): PoCL r = 8 / 16 / 64 / 127 17.4 /
+ * 20.1 / 32.3 / 63.8 against 48.0 / 55.9 / 134.4 / 189.3; lavapipe r = 8 /
+ * 16 / 64 196 / 260 / 576 against 818 / 1193 / 722, but 1369 against 771 at
+ * r = 127 (its 32 KiB keep the group at 128 quads, half of them halo):
+ * there up to r = 64. On GPUs with QUAD=1 (not measured on one yet). */
 #define QUAD_MAX_RADIUS 7
+#define QUAD_WIDE_MAX_RADIUS 127
+#define QUAD_WIDE_LAVAPIPE_RADIUS 64
 static bool quad_choice(const co_job *job) {
     const box_state *s = job->prob->state;
-    return s->fmt->u8 && s->ch == 4 && s->radius >= 1 && s->radius <= QUAD_MAX_RADIUS;
+    if (!s->fmt->u8 || s->ch != 4 || s->radius < 1 || s->radius > QUAD_WIDE_MAX_RADIUS)
+        return false;
+    if (s->radius <= QUAD_MAX_RADIUS) return true;
+    const long quad = co_job_param(job, "QUAD"); /* read only where it applies: the tuner's space */
+    if (quad != 0) return quad == 1;
+    return job->dev->info.type == CO_DEVICE_CPU &&
+           (!co_vulkan_is_device(job->dev) || s->radius <= QUAD_WIDE_LAVAPIPE_RADIUS);
 }
 
-/* Its group (QNT quads, QH = ceil(r / 4) <= 2 of them halo each side, so
- * that QNT >= 32 leaves a strip) and batch (QB rows) from the tunables,
- * its local memory (two buffers of two planes of QB x QNT quads) checked,
- * and segments of SEG rows (0: 64, longer where the image is over 65535
+/* Its group (QNT quads, QH = ceil(r / 4) of them halo each side; 0: 64,
+ * doubled up to 256 while the halo takes over a quarter of it and the local
+ * memory holds it, else as many as it holds) and batch (QB rows) from the tunables, its local memory
+ * (two buffers of QB x QNT quads in two planes, three where r > 7) checked,
+ * and segments of SEG rows (0: 64, or 2 (2r+1) for wide windows, whose
+ * first column sums read 2r+1 rows; longer where the image is over 65535
  * segments tall: CUDA's grid limit). */
 static co_status run_quad(co_job *job) {
     box_state *s = job->prob->state;
-    const size_t qnt = (size_t)co_job_param(job, "QNT"), qb = (size_t)co_job_param(job, "QB");
-    const size_t halo = ((size_t)s->radius + 3) / 4, lmem = 64 * qb * qnt;
-    size_t seg = (size_t)co_job_param(job, "SEG");
-    if (!seg) seg = ((size_t)s->h + 63) / 64 > 65535 ? ((size_t)s->h + 65534) / 65535 : 64;
+    const bool wide = s->radius > QUAD_MAX_RADIUS;
+    const size_t qb = (size_t)co_job_param(job, "QB"), halo = ((size_t)s->radius + 3) / 4;
+    const size_t per_quad = 32 * (wide ? 3 : 2) * qb; /* local bytes a quad of the group */
     /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
+    const size_t lmax = job->dev->info.local_mem_bytes < 48 * 1024
+                            ? (size_t)job->dev->info.local_mem_bytes
+                            : 48 * 1024;
+    size_t qnt = (size_t)co_job_param(job, "QNT");
+    const bool auto_qnt = !qnt;
+    if (auto_qnt) {
+        const size_t fits = lmax / per_quad;
+        for (qnt = 64; qnt < 256 && qnt < 8 * halo && 2 * qnt <= fits;) qnt *= 2;
+        if (qnt <= 2 * halo && fits > 2 * halo) qnt = fits < 1024 ? fits : 1024;
+    }
+    const size_t lmem = per_quad * qnt;
+    if (auto_qnt && qnt <= 2 * halo)
+        return co_fail(CO_ERR_LIMIT,
+                       "sliding: at r = %d a group must pass twice its halo of %zu quads, and "
+                       "with QB=%zu the local memory (%zu B) holds %zu quads; lower QB",
+                       s->radius, halo, qb, lmax, lmax / per_quad);
     if (lmem > 48 * 1024)
         return co_fail(CO_ERR_LIMIT,
                        "sliding: QNT=%zu x QB=%zu needs %zu bytes of local memory, over the "
                        "48 KiB of a static array; lower QNT or QB",
                        qnt, qb, lmem);
+    if (qnt <= 2 * halo)
+        return co_fail(CO_ERR_LIMIT,
+                       "sliding: a group of QNT=%zu quads leaves no strip at r = %d (its halo "
+                       "is %zu quads each side); raise QNT",
+                       qnt, s->radius, halo);
+    size_t seg = (size_t)co_job_param(job, "SEG");
+    if (!seg) {
+        seg = wide ? 2 * (2 * (size_t)s->radius + 1) : 64;
+        if (((size_t)s->h + seg - 1) / seg > 65535) seg = ((size_t)s->h + 65534) / 65535;
+    }
     const size_t quads = ((size_t)s->w + 3) / 4,
                  strips = (quads + qnt - 2 * halo - 1) / (qnt - 2 * halo);
     const size_t local[3] = {qnt, 1, 1},
                  global[3] = {strips * qnt, ((size_t)s->h + seg - 1) / seg, 1};
-    char more[128];
-    snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d", qnt, qb,
-             s->radius, s->w % 4 == 0);
+    char more[160];
+    int len = snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d", qnt,
+                       qb, s->radius, s->w % 4 == 0);
+    if (wide) { /* n / w, w = (2r+1)^2: Granlund and Montgomery's constants */
+        const uint64_t w = (uint64_t)(2 * s->radius + 1) * (uint64_t)(2 * s->radius + 1);
+        unsigned l = 0;
+        while (((uint64_t)1 << l) < w) l++;
+        const uint64_t magic = ((uint64_t)1 << 32) * (((uint64_t)1 << l) - w) / w + 1;
+        snprintf(more + len, sizeof more - (size_t)len, " -DQMAGIC=%" PRIu64 "u -DQSHIFT=%u", magic,
+                 l - 1);
+    }
     model(s, 0, 0); /* exact sums: the model is float32's */
     co_kernel *k;
     co_status st = co_job_check(job, 1, local, lmem);
@@ -1187,8 +1240,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"SEG", 0, 0, 65536, false,
      "rows per segment, where float sums restart (0: fused, chosen "
-     "from the compute units and the radius; box_quad, 64; two passes, 256; a multiple of TILE "
-     "there)",
+     "from the compute units and the radius; box_quad, 64, or 2 (2r+1) from r = 8; two passes, "
+     "256; a multiple of TILE there)",
      0},
     {"NT", 0, 0, 4096, false,
      "fused: element columns (with PX4, pixels) per strip, a multiple of 32 (the "
@@ -1246,7 +1299,15 @@ static const co_param_def sliding_params[] = {
      "4-byte load a row, not four); 2: each channel an element; 0: on GPUs pixels from r = 16, "
      "else channels",
      0},
-    {"QNT", 64, 32, 1024, false, "box_quad: quads (four pixels) a group, its halo's included", 0},
+    {"QUAD", 0, 0, 2, false,
+     "RGBA8 at r = 8..127 (r <= 7: box_quad always): 1: box_quad, four pixels a work-item, a "
+     "window from its quads' totals; 2: the fused pass; 0: box_quad on CPU devices, else the "
+     "fused pass",
+     0},
+    {"QNT", 0, 0, 1024, false,
+     "box_quad: quads (four pixels) a group, its halo's included; 0: 64, up to 256 for wide "
+     "windows",
+     0},
     {"QB", 2, 1, 32, false, "box_quad: rows a batch (a barrier each)", 0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
@@ -1286,22 +1347,29 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(sliding_params),
      .run = run_sliding,
+     /* QUAD=2 on the fused passes' sets: RGBA8 windows up to r = 127 take
+      * box_quad on CPU devices by default, the fused pass on GPUs. */
      .test_params =
-         "FUSE=0 TILE=8 SY=2 SEG=16;FUSE=0 TILE=4 SY=1 SEG=4;NT=32 BATCH=4 SEG=7 RING=0;"
-         "NT=64 BATCH=8 SEG=40 MAXREG=56;NT=64 BATCH=4 HIST=15 SEG=21 RING=0;NT=64 BATCH=2 HIST=0 "
-         "SEG=23 RING=0;"
-         "NT=128 BATCH=16 BLOCKS=0 RING=0;NT=64 BATCH=2;NT=64 BATCH=8 CHAINS=4 RING=0;"
-         "RING=1 NT=32 BATCH=4 SEG=7 PF=3;RING=1 NT=64 BATCH=2 PF=1;"
-         "RING=1 NT=64 BATCH=16 VEC=1 BLOCKS=1;RING=1 NT=64 BATCH=32 BLOCKS=1;"
-         "RING=1 NT=96 BLOCKS=0 SEG=40 MAXREG=64;RING=1 NT=32 BATCH=1 SEG=9;"
-         "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2;RING=1 PIPE=1 NT=32 BATCH=1 PF=2;"
-         "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13;RING=1 NT=64 BATCH=32 CHAINS=2;"
-         "RING=1 VEC=1 NT=64 BATCH=16 SEG=11;RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1;"
-         "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37;RING=1 PX4=1 NT=32 BATCH=8 SEG=19;"
-         "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1;RING=0 PX4=1 NT=32 BATCH=4 HIST=0;"
-         "QNT=32 QB=3 SEG=13;QB=1 SEG=5",
-     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QNT "
-                    "QB"},
+         "FUSE=0 TILE=8 SY=2 SEG=16 QUAD=2;FUSE=0 TILE=4 SY=1 SEG=4 QUAD=2;"
+         "NT=32 BATCH=4 SEG=7 RING=0 QUAD=2;NT=64 BATCH=8 SEG=40 MAXREG=56 QUAD=2;"
+         "NT=64 BATCH=4 HIST=15 SEG=21 RING=0 QUAD=2;NT=64 BATCH=2 HIST=0 SEG=23 RING=0 QUAD=2;"
+         "NT=128 BATCH=16 BLOCKS=0 RING=0 QUAD=2;NT=64 BATCH=2 QUAD=2;"
+         "NT=64 BATCH=8 CHAINS=4 RING=0 QUAD=2;RING=1 NT=32 BATCH=4 SEG=7 PF=3 QUAD=2;"
+         "RING=1 NT=64 BATCH=2 PF=1 QUAD=2;RING=1 NT=64 BATCH=16 VEC=1 BLOCKS=1 QUAD=2;"
+         "RING=1 NT=64 BATCH=32 BLOCKS=1 QUAD=2;RING=1 NT=96 BLOCKS=0 SEG=40 MAXREG=64 QUAD=2;"
+         "RING=1 NT=32 BATCH=1 SEG=9 QUAD=2;"
+         "RING=1 PIPE=1 NT=64 BATCH=16 BLOCKS=1 CHAINS=2 QUAD=2;"
+         "RING=1 PIPE=1 NT=32 BATCH=1 PF=2 QUAD=2;"
+         "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13 QUAD=2;"
+         "RING=1 NT=64 BATCH=32 CHAINS=2 QUAD=2;RING=1 VEC=1 NT=64 BATCH=16 SEG=11 QUAD=2;"
+         "RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1 QUAD=2;"
+         "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37 QUAD=2;"
+         "RING=1 PX4=1 NT=32 BATCH=8 SEG=19 QUAD=2;"
+         "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1 QUAD=2;"
+         "RING=0 PX4=1 NT=32 BATCH=4 HIST=0 QUAD=2;QNT=32 QB=3 SEG=13;QB=1 SEG=5;"
+         "QUAD=1 QNT=128 QB=1 SEG=9",
+     .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QUAD "
+                    "QNT QB"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
@@ -1322,7 +1390,7 @@ const co_workload co_workload_boxfilter = {
     .quick_sets = "width=512 height=384 radius=2",
     /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
      * several narrower or shorter than the window; rows of several omp
-     * chunks; r = 256: 61 sets. */
+     * chunks; r = 256; box_quad's wide windows: 64 sets. */
     .test_sets = "width=100 height=37 radius=0 border=clamp format=f32;"
                  "width=3 height=5 radius=1 border=clamp format=f32;"
                  "width=1 height=1 radius=2 border=clamp format=f32;"
@@ -1389,7 +1457,11 @@ const co_workload co_workload_boxfilter = {
                  "width=150 height=31 radius=12 border=clamp format=rgba8;"
                  /* r = 256: wider than any fused shape (two passes on GPUs) */
                  "width=531 height=19 radius=256 border=clamp format=f32;"
-                 "width=20 height=300 radius=256 border=reflect101 format=rgba8",
+                 "width=20 height=300 radius=256 border=reflect101 format=rgba8;"
+                 /* box_quad's wide windows: r mod 4 = 1 and 2, and its largest */
+                 "width=77 height=29 radius=13 border=zero format=rgba8;"
+                 "width=130 height=41 radius=18 border=reflect101 format=rgba8;"
+                 "width=40 height=300 radius=127 border=clamp format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,
