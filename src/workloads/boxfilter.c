@@ -942,8 +942,8 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * lanes' range), four pixels a work-item, on every device API (its GLSL
  * twin kernels/boxfilter_quad.comp reads words: no 8-bit storage). It
  * replaced the fused pass's byte elements there, slower everywhere measured
- * (once the tunable QUAD=0). H200, 8192^2, zero border, ms
- * (docs/results/2026-12-02-h200-q.md): CUDA r = 1 / 4 / 7 0.2025 / 0.2363 /
+ * (QUAD=0 until QUAD came to choose for r >= 8 only). H200, 8192^2, zero
+ * border, ms (docs/results/2026-12-02-h200-q.md): CUDA r = 1 / 4 / 7 0.2025 / 0.2363 /
  * 0.2593 against 0.4555 / 0.5052 / 0.5147, NVIDIA OpenCL 0.2191 / 0.2574 /
  * 0.2740 against 0.5704 / 0.7238 / 0.8137; PoCL, 2 cores, 2048x1536, clamp:
  * 20.4 / 21.4 / 22.4 against 69.5 / 65.8 / 77.1; lavapipe, the same: 269 /
