@@ -1301,8 +1301,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"QUAD", 0, 0, 2, false,
      "RGBA8 at r = 8..127 (r <= 7: box_quad always): 1: box_quad, four pixels a work-item, a "
-     "window from its quads' totals; 2: the fused pass; 0: box_quad on CPU devices, else the "
-     "fused pass",
+     "window from its quads' totals; 2: the fused pass; 0: box_quad on CPU devices (Vulkan's "
+     "to r = 64), else the fused pass",
      0},
     {"QNT", 0, 0, 1024, false,
      "box_quad: quads (four pixels) a group, its halo's included; 0: 64, up to 256 for wide "
