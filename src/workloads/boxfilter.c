@@ -1390,7 +1390,7 @@ const co_workload co_workload_boxfilter = {
     .quick_sets = "width=512 height=384 radius=2",
     /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
      * several narrower or shorter than the window; rows of several omp
-     * chunks; r = 256; box_quad's wide windows: 64 sets. */
+     * chunks; r = 256; box_quad's widest window: 62 sets. */
     .test_sets = "width=100 height=37 radius=0 border=clamp format=f32;"
                  "width=3 height=5 radius=1 border=clamp format=f32;"
                  "width=1 height=1 radius=2 border=clamp format=f32;"
@@ -1428,7 +1428,7 @@ const co_workload co_workload_boxfilter = {
                  "width=103 height=77 radius=400 border=reflect101 format=f32;"
                  "width=64 height=48 radius=1048576 border=clamp format=f32;"
                  "width=64 height=48 radius=1048576 border=zero format=f32;"
-                 "width=37 height=23 radius=40 border=clamp format=rgba8;"
+                 "width=37 height=23 radius=42 border=clamp format=rgba8;"
                  "width=61 height=45 radius=2047 border=reflect101 format=rgba8;"
                  /* gray8: every border and radius as above */
                  "width=100 height=37 radius=0 border=clamp format=gray8;"
@@ -1454,13 +1454,11 @@ const co_workload co_workload_boxfilter = {
                  "width=601 height=20 radius=4 border=clamp format=f32;"
                  "width=601 height=20 radius=5 border=reflect101 format=f32;"
                  "width=150 height=31 radius=7 border=zero format=rgba8;"
-                 "width=150 height=31 radius=12 border=clamp format=rgba8;"
+                 "width=150 height=31 radius=13 border=clamp format=rgba8;"
                  /* r = 256: wider than any fused shape (two passes on GPUs) */
                  "width=531 height=19 radius=256 border=clamp format=f32;"
                  "width=20 height=300 radius=256 border=reflect101 format=rgba8;"
-                 /* box_quad's wide windows: r mod 4 = 1 and 2, and its largest */
-                 "width=77 height=29 radius=13 border=zero format=rgba8;"
-                 "width=130 height=41 radius=18 border=reflect101 format=rgba8;"
+                 /* box_quad's widest window (r mod 4 = 1 and 2: 13 and 42 above) */
                  "width=40 height=300 radius=127 border=clamp format=rgba8",
     .init = init,
     .fill = fill,
