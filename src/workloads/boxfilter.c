@@ -1002,11 +1002,12 @@ static co_status run_quad(co_job *job) {
                        "sliding: at r = %d a group must pass twice its halo of %zu quads, and "
                        "with QB=%zu the local memory (%zu B) holds %zu quads; lower QB",
                        s->radius, halo, qb, lmax, lmax / per_quad);
-    if (lmem > 48 * 1024)
+    if (lmem > lmax)
         return co_fail(CO_ERR_LIMIT,
-                       "sliding: QNT=%zu x QB=%zu needs %zu bytes of local memory, over the "
-                       "48 KiB of a static array; lower QNT or QB",
-                       qnt, qb, lmem);
+                       "sliding: QNT=%zu x QB=%zu needs %zu bytes of local memory, over the %zu "
+                       "of %s; lower QNT or QB",
+                       qnt, qb, lmem, lmax,
+                       lmax < 48 * 1024 ? "the device's local memory" : "a static array");
     if (qnt <= 2 * halo)
         return co_fail(CO_ERR_LIMIT,
                        "sliding: a group of QNT=%zu quads leaves no strip at r = %d (its halo "
