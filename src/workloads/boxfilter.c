@@ -975,11 +975,11 @@ static bool quad_choice(const co_job *job) {
 
 /* Its group (QNT quads, QH = ceil(r / 4) of them halo each side; 0: 64,
  * doubled up to 256 while the halo takes over a quarter of it and the local
- * memory holds it, else as many as it holds) and batch (QB rows) from the tunables, its local memory
- * (two buffers of QB x QNT quads in two planes, three where r > 7) checked,
- * and segments of SEG rows (0: 64, or 2 (2r+1) for wide windows, whose
- * first column sums read 2r+1 rows; longer where the image is over 65535
- * segments tall: CUDA's grid limit). */
+ * memory holds it, else as many as it holds) and batch (QB rows) from the
+ * tunables, its local memory (two buffers of QB x QNT quads in two planes,
+ * three where r > 7) checked, and segments of SEG rows (0: 64, or 2 (2r+1)
+ * for wide windows, whose first column sums read 2r+1 rows; longer where
+ * the image is over 65535 segments tall: CUDA's grid limit). */
 static co_status run_quad(co_job *job) {
     box_state *s = job->prob->state;
     const bool wide = s->radius > QUAD_MAX_RADIUS;
