@@ -174,6 +174,32 @@ static void test_box_rounding(const co_workload *wl) {
     for (size_t i = 0; i < p.narrays; i++) free(p.arrays[i].host);
 }
 
+/* box_quad's division of a window sum by (2r+1)^2 at every radius it takes
+ * it for (8..127; kernels/boxfilter_quad.cl: q_divide), done here as the
+ * kernel does it: every sum a mean can come from (n < 256 w) at each side
+ * of each multiple of w and at its half, against n / w. */
+static void test_box_quad_divisor(void) {
+    unsigned bad = 0, checked = 0;
+    for (int r = 8; r <= 127; r++) {
+        uint32_t magic;
+        unsigned shift;
+        box_quad_divisor(r, &magic, &shift);
+        const uint32_t w = (uint32_t)((2 * r + 1) * (2 * r + 1));
+        const uint32_t at[] = {0, 1, w / 2 - 1, w / 2, w / 2 + 1, w - 2, w - 1};
+        for (uint32_t k = 0; k < 256; k++)
+            for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+                const uint32_t n = k * w + at[i];
+                const uint32_t t = (uint32_t)(((uint64_t)n * magic) >> 32);
+                bad += ((t + ((n - t) >> 1)) >> shift) != n / w;
+                checked++;
+            }
+    }
+    char what[128];
+    snprintf(what, sizeof what, "box_quad's division by (2r+1)^2, r = 8..127: %u of %u wrong", bad,
+             checked);
+    check(bad == 0, what);
+}
+
 /* The direct call co_sgemm on caller data, on every device with its default
  * variant: the result against a double-precision product. */
 static void test_sgemm_api(co_context *ctx, const size_t *idx, size_t ndev) {
@@ -261,7 +287,10 @@ int main(int argc, char **argv) {
         const co_workload *wl = wls[w];
         if (only_wl && strcmp(only_wl, wl->name)) continue;
         if (first) test_verify_fails(wl);
-        if (first && !strcmp(wl->name, "boxfilter")) test_box_rounding(wl);
+        if (first && !strcmp(wl->name, "boxfilter")) {
+            test_box_rounding(wl);
+            test_box_quad_divisor();
+        }
         for (size_t d = 0; d < ndev; d++) {
             co_device *dev = co_context_device(ctx, idx[d]);
             for (size_t v = 0; v < wl->nvariants; v++) {

@@ -973,6 +973,15 @@ static bool quad_choice(const co_job *job) {
            (!co_vulkan_is_device(job->dev) || s->radius <= QUAD_WIDE_LAVAPIPE_RADIUS);
 }
 
+void box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
+    /* l = ceil(log2 w) >= 1 (w >= 9); magic = floor(2^32 (2^l - w) / w) + 1 < 2^32 */
+    const uint64_t w = (uint64_t)(2 * radius + 1) * (uint64_t)(2 * radius + 1);
+    unsigned l = 0;
+    while (((uint64_t)1 << l) < w) l++;
+    *magic = (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << l) - w) / w + 1);
+    *shift = l - 1;
+}
+
 /* Its group (QNT quads, QH = ceil(r / 4) of them halo each side; 0: 64,
  * doubled up to 256 while the halo takes over a quarter of it and the local
  * memory holds it, else as many as it holds) and batch (QB rows) from the
@@ -1025,13 +1034,12 @@ static co_status run_quad(co_job *job) {
     char more[160];
     int len = snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d", qnt,
                        qb, s->radius, s->w % 4 == 0);
-    if (wide) { /* n / w, w = (2r+1)^2: Granlund and Montgomery's constants */
-        const uint64_t w = (uint64_t)(2 * s->radius + 1) * (uint64_t)(2 * s->radius + 1);
-        unsigned l = 0;
-        while (((uint64_t)1 << l) < w) l++;
-        const uint64_t magic = ((uint64_t)1 << 32) * (((uint64_t)1 << l) - w) / w + 1;
-        snprintf(more + len, sizeof more - (size_t)len, " -DQMAGIC=%" PRIu64 "u -DQSHIFT=%u", magic,
-                 l - 1);
+    if (wide) {
+        uint32_t magic;
+        unsigned shift;
+        box_quad_divisor(s->radius, &magic, &shift);
+        snprintf(more + len, sizeof more - (size_t)len, " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u", magic,
+                 shift);
     }
     model(s, 0, 0); /* exact sums: the model is float32's */
     co_kernel *k;
