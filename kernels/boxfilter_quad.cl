@@ -1,4 +1,4 @@
-/* Box filter, RGBA8 with windows up to r = 127: box_quad, a
+/* Box filter, RGBA8 with windows up to r = 2047: box_quad, a
  * work-item per "quad" of four pixels, so that a row is one 16-byte load
  * and one 16-byte store a work-item (where the width is a multiple of 4),
  * as float32's float4, and the sums are packed: a pixel's four channels in
@@ -26,9 +26,11 @@
  * memory, and a window is the totals of the 2 floor(r / 4) whole quads it
  * covers plus the columns at its two ends, unpacked (O(r / 4) reads, no
  * second barrier); the next three slide a column each. Sums reach
- * (2r+1)^2 255 < 2^24, divided exactly by a multiply-high and two shifts
- * (Granlund and Montgomery's 32-bit division by an invariant integer; the
- * host computes QMAGIC and QSHIFT).
+ * (2r+1)^2 255 < 2^32 (r <= 2047), divided exactly by a multiply-high and
+ * two shifts (Granlund and Montgomery's 32-bit division by an invariant
+ * integer; the host computes QMAGIC and QSHIFT). Past r = 127 (QL32) the
+ * column sums leave the 16-bit lanes: a 32-bit sum a channel, each pixel's
+ * four one uint4 of local memory (planes 0-3 its pixels, 4 the totals).
  *
  * The host (src/workloads/boxfilter.c: run_quad) checks the local memory,
  * 32 QPLANES QB QNT bytes. Words are little-endian (R the low byte), as on
@@ -47,15 +49,19 @@
 #ifndef BF_RADIUS
 #define BF_RADIUS 1
 #endif
-#if BF_RADIUS < 1 || BF_RADIUS > 127
-#error "box_quad: 1 <= BF_RADIUS <= 127 (the packed lanes hold (2r+1) 255)"
+#if BF_RADIUS < 1 || BF_RADIUS > 2047
+#error "box_quad: 1 <= BF_RADIUS <= 2047 (the sums hold (2r+1)^2 255)"
 #endif
 #define QR BF_RADIUS
 #define QH ((QR + 3) / 4)
 #define QLO 0x00FF00FFu
 #define QPLANE (QB * QNT) /* quads of one plane's batch */
 #define QWIDE (QR > 7)
-#define QPLANES (2 + QWIDE) /* RB, GA and (QWIDE) the quads' channel totals */
+#define QL32 (QR > 127) /* a 32-bit column sum a channel */
+/* RB, GA and (QWIDE) the quads' channel totals; QL32: a plane a pixel, then
+ * the totals */
+#define QPLANES (QL32 ? 5 : 2 + QWIDE)
+#define QTOTALS (QL32 ? 4 : 2) /* the totals' plane */
 #define QK (QR / 4)         /* whole quads a window covers each side (QWIDE) */
 
 /* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
@@ -110,13 +116,19 @@ CO_INLINE uint q_total(const uint *v, int shift) {
 
 /* s (R, G, B, A) plus column o of a batch row's column sums (minus it
  * where sub), o counted from pixel 0 of work-item t's quad (-QR <= o <=
- * QR + 3, known when compiled): its RB and GA words, the row's first at
- * row. */
-#define Q_FLOOR4(o) (((o) + 256) / 4 - 64) /* floor(o / 4) for o >= -256 */
-CO_INLINE void q_column(CO_LOCAL_PTR const uint *row, int t, int o, uint *s, bool sub) {
-    const int at = 4 * (t + Q_FLOOR4(o)) + (o + 256) % 4;
-    const uint rb = row[at], ga = row[4 * QPLANE + at];
+ * QR + 3, known when compiled); row: the row's first quad (plane 0). */
+#define Q_FLOOR4(o) (((o) + 4096) / 4 - 1024) /* floor(o / 4) for o >= -4096 */
+#define Q_MOD4(o) (((o) + 4096) % 4)
+CO_INLINE void q_column(CO_LOCAL_PTR const uint4 *row, int t, int o, uint *s, bool sub) {
+#if QL32
+    const uint4 p = row[Q_MOD4(o) * QPLANE + t + Q_FLOOR4(o)];
+    const uint x[4] = {p.x, p.y, p.z, p.w};
+#else
+    CO_LOCAL_PTR const uint *word = (CO_LOCAL_PTR const uint *)row;
+    const int at = 4 * (t + Q_FLOOR4(o)) + Q_MOD4(o);
+    const uint rb = word[at], ga = word[4 * QPLANE + at];
     const uint x[4] = {rb & 0xFFFFu, ga & 0xFFFFu, rb >> 16, ga >> 16};
+#endif
 #pragma unroll
     for (int k = 0; k < 4; k++) s[k] = sub ? s[k] - x[k] : s[k] + x[k];
 }
@@ -148,15 +160,23 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
     const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
     /* v: the column sums of row y - 1 (rows y - 1 - r .. y - 1 + r), RB of
-     * pixel i in v[i], GA in v[4 + i]. */
-    uint v[8];
+     * pixel i in v[i], GA in v[4 + i]; QL32: channel k of pixel i in
+     * v[4 i + k]. */
+    uint v[QL32 ? 16 : 8];
 #pragma unroll
-    for (int i = 0; i < 8; i++) v[i] = 0u;
+    for (int i = 0; i < (QL32 ? 16 : 8); i++) v[i] = 0u;
     for (int k = -QR - 1; k < QR; k++) {
         uint p[4];
         q_load(src, W, H, border, q, y0 + k, p);
 #pragma unroll
-        for (int i = 0; i < 4; i++) v[i] += p[i] & QLO, v[4 + i] += (p[i] >> 8) & QLO;
+        for (int i = 0; i < 4; i++) {
+#if QL32
+#pragma unroll
+            for (int ch = 0; ch < 4; ch++) v[4 * i + ch] += (p[i] >> (8 * ch)) & 0xFFu;
+#else
+            v[i] += p[i] & QLO, v[4 + i] += (p[i] >> 8) & QLO;
+#endif
+        }
     }
     const uint w = (2 * QR + 1) * (2 * QR + 1), hw = w / 2u;
 #if !QWIDE
@@ -171,6 +191,19 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
         CO_LOCAL_PTR uint4 *c = cs + buf * QPLANES * QPLANE;
 #pragma unroll
         for (int b = 0; b < QB; b++) {
+#if QL32
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                uint *vi = v + 4 * i;
+#pragma unroll
+                for (int ch = 0; ch < 4; ch++)
+                    vi[ch] += ((e[b][i] >> (8 * ch)) & 0xFFu) - ((l[b][i] >> (8 * ch)) & 0xFFu);
+                c[i * QPLANE + b * QNT + t] = CO_UINT4(vi[0], vi[1], vi[2], vi[3]);
+            }
+            c[4 * QPLANE + b * QNT + t] =
+                CO_UINT4(v[0] + v[4] + v[8] + v[12], v[1] + v[5] + v[9] + v[13],
+                         v[2] + v[6] + v[10] + v[14], v[3] + v[7] + v[11] + v[15]);
+#else
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 v[i] += (e[b][i] & QLO) - (l[b][i] & QLO);
@@ -182,6 +215,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
             c[2 * QPLANE + b * QNT + t] =
                 CO_UINT4(q_total(v, 0), q_total(v + 4, 0), q_total(v, 16), q_total(v + 4, 16));
 #endif
+#endif
         }
         if (yb + QB < y1) q_batch(src, W, H, border, q, yb + QB, e, l);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -192,12 +226,14 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                 /* pixel 0's window: the whole quads -QK .. QK - 1, then the
                  * columns 4 QK .. QR and -QR .. -4 QK - 1 */
                 uint s[4] = {0u, 0u, 0u, 0u};
+#if !QL32 /* (past r = 127 a loop: builds of hundreds of steps take long) */
 #pragma unroll
+#endif
                 for (int j = -QK; j < QK; j++) {
-                    const uint4 q4 = c[2 * QPLANE + b * QNT + t + j];
+                    const uint4 q4 = c[QTOTALS * QPLANE + b * QNT + t + j];
                     s[0] += q4.x, s[1] += q4.y, s[2] += q4.z, s[3] += q4.w;
                 }
-                CO_LOCAL_PTR const uint *row = (CO_LOCAL_PTR const uint *)(c + b * QNT);
+                CO_LOCAL_PTR const uint4 *row = c + b * QNT;
 #pragma unroll
                 for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);
 #pragma unroll

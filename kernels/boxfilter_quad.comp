@@ -1,4 +1,4 @@
-/* Box filter, RGBA8 with windows up to r = 127 in GLSL: the twin of
+/* Box filter, RGBA8 with windows up to r = 2047 in GLSL: the twin of
  * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
  * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS,
  * QMAGIC and QSHIFT),
@@ -20,15 +20,19 @@
 #ifndef BF_RADIUS
 #define BF_RADIUS 1
 #endif
-#if BF_RADIUS < 1 || BF_RADIUS > 127
-#error "box_quad: 1 <= BF_RADIUS <= 127 (the packed lanes hold (2r+1) 255)"
+#if BF_RADIUS < 1 || BF_RADIUS > 2047
+#error "box_quad: 1 <= BF_RADIUS <= 2047 (the sums hold (2r+1)^2 255)"
 #endif
 #define QR BF_RADIUS
 #define QH ((QR + 3) / 4)
 #define QLO 0x00FF00FFu
 #define QPLANE (QB * QNT)
 #define QWIDE (QR > 7)
-#define QPLANES (QWIDE ? 3 : 2) /* RB, GA and (QWIDE) the quads' channel totals */
+#define QL32 (QR > 127) /* a 32-bit column sum a channel */
+/* RB, GA and (QWIDE) the quads' channel totals; QL32: a plane a pixel, then
+ * the totals */
+#define QPLANES (QL32 ? 5 : QWIDE ? 3 : 2)
+#define QTOTALS (QL32 ? 4 : 2)
 #define QK (QR / 4)
 
 CO_BUFFER(0, restrict readonly, uint, src)
@@ -38,7 +42,7 @@ CO_BUFFER(0, restrict readonly, uvec4, src4)
 CO_BUFFER(1, writeonly, uvec4, dst4)
 #endif
 layout(push_constant) uniform Args { int W; int H; int border; int seg; } args;
-/* [buffer][plane: RB, GA, totals][row of the batch][quad] */
+/* [buffer][plane: RB, GA, totals (QL32: pixels 0-3, totals)][row of the batch][quad] */
 shared uvec4 cs[2 * QPLANES * QPLANE];
 
 /* The four pixels of quad q of row y after the border rule (0: zero). */
@@ -74,16 +78,23 @@ uint q_round(const uint s, const uint hw, const uint m, const int shift) {
 #if QWIDE
 /* The .cl's q_total, q_column and q_divide: a lane summed over a quad;
  * s (R, G, B, A) plus (sub: minus) column o from pixel 0 of quad t of the
- * batch row whose first quad is cs[row]; n / w rounded down. */
+ * batch row whose first quad is cs[row]; n / w rounded down. q_bytes: a
+ * pixel's channels (QL32). */
 uint q_total(const uvec4 v, const int shift) {
     const uvec4 x = (v >> shift) & 0xFFFFu;
     return x.x + x.y + x.z + x.w;
 }
-#define Q_FLOOR4(o) (((o) + 256) / 4 - 64)
+uvec4 q_bytes(const uint x) { return (uvec4(x) >> uvec4(0u, 8u, 16u, 24u)) & 0xFFu; }
+#define Q_FLOOR4(o) (((o) + 4096) / 4 - 1024)
+#define Q_MOD4(o) (((o) + 4096) % 4)
 void q_column(const int row, const int t, const int o, inout uvec4 s, const bool sub) {
-    const int a = row + t + Q_FLOOR4(o), i = (o + 256) % 4;
+#if QL32
+    const uvec4 x = cs[row + Q_MOD4(o) * QPLANE + t + Q_FLOOR4(o)];
+#else
+    const int a = row + t + Q_FLOOR4(o), i = Q_MOD4(o);
     const uint rb = cs[a][i], ga = cs[a + QPLANE][i];
     const uvec4 x = uvec4(rb & 0xFFFFu, ga & 0xFFFFu, rb >> 16, ga >> 16);
+#endif
     s = sub ? s - x : s + x;
 }
 uint q_divide(const uint n) {
@@ -98,11 +109,20 @@ void main() {
     const int q = int(gl_WorkGroupID.x) * (QNT - 2 * QH) - QH + t;
     const int y0 = int(gl_WorkGroupID.y) * seg, y1 = min(y0 + seg, H);
     const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
-    /* the column sums of row y - 1: RB lanes in v[0], GA in v[1] */
+    /* the column sums of row y - 1: RB lanes in v[0], GA in v[1]; QL32:
+     * pixel i's channels in v[i] */
+#if QL32
+    uvec4 v[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
+#else
     uvec4 v[2] = uvec4[2](uvec4(0u), uvec4(0u));
+#endif
     for (int k = -QR - 1; k < QR; k++) {
         const uvec4 p = q_load(W, H, border, q, y0 + k);
+#if QL32
+        [[unroll]] for (int i = 0; i < 4; i++) v[i] += q_bytes(p[i]);
+#else
         v[0] += p & QLO, v[1] += (p >> 8) & QLO;
+#endif
     }
     const uint w = uint((2 * QR + 1) * (2 * QR + 1)), hw = w / 2u;
 #if !QWIDE
@@ -118,6 +138,13 @@ void main() {
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
         const int c = buf * QPLANES * QPLANE;
         [[unroll]] for (int b = 0; b < QB; b++) {
+#if QL32
+            [[unroll]] for (int i = 0; i < 4; i++) {
+                v[i] += q_bytes(e[b][i]) - q_bytes(l[b][i]);
+                cs[c + i * QPLANE + b * QNT + t] = v[i];
+            }
+            cs[c + 4 * QPLANE + b * QNT + t] = v[0] + v[1] + v[2] + v[3];
+#else
             v[0] += (e[b] & QLO) - (l[b] & QLO);
             v[1] += ((e[b] >> 8) & QLO) - ((l[b] >> 8) & QLO);
             cs[c + b * QNT + t] = v[0];
@@ -125,6 +152,7 @@ void main() {
 #if QWIDE
             cs[c + 2 * QPLANE + b * QNT + t] =
                 uvec4(q_total(v[0], 0), q_total(v[1], 0), q_total(v[0], 16), q_total(v[1], 16));
+#endif
 #endif
         }
         if (yb + QB < y1) {
@@ -139,7 +167,12 @@ void main() {
                 uvec4 px = uvec4(0u);
 #if QWIDE
                 uvec4 s = uvec4(0u);
-                [[unroll]] for (int j = -QK; j < QK; j++) s += cs[c + 2 * QPLANE + b * QNT + t + j];
+                const int totals = c + QTOTALS * QPLANE + b * QNT + t;
+#if QL32 /* (a loop: builds of hundreds of steps take long) */
+                for (int j = -QK; j < QK; j++) s += cs[totals + j];
+#else
+                [[unroll]] for (int j = -QK; j < QK; j++) s += cs[totals + j];
+#endif
                 const int row = c + b * QNT;
                 [[unroll]] for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);
                 [[unroll]] for (int o = -QR; o < -4 * QK; o++) q_column(row, t, o, s, false);

@@ -952,25 +952,77 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * (their loads are a batch ahead), fewer groups a multiprocessor (CUDA r =
  * 1: 0.2080 and 0.2942).
  * Wider windows, 8 <= r <= 127 (the column sums' packed lanes), sum the
- * quads' channel totals (QWIDE), O(r / 4) local reads a quad: on CPU
- * devices by default, against the fused pass there, 2048x1536 clamp, ms
- * (docs/results/2026-12-02-quad-wide.md): PoCL r = 8 / 16 / 64 / 127 17.4 /
- * 20.1 / 32.3 / 63.8 against 48.0 / 55.9 / 134.4 / 189.3; lavapipe r = 8 /
- * 16 / 64 196 / 260 / 576 against 818 / 1193 / 722, but 1369 against 771 at
- * r = 127 (its 32 KiB keep the group at 128 quads, half of them halo):
- * there up to r = 64. On GPUs with QUAD=1 (not measured on one yet). */
+ * quads' channel totals (QWIDE), O(r / 4) local reads a quad; past r = 127
+ * the column sums take 32 bits a channel (QL32). Against the fused pass,
+ * ms (docs/results/2026-12-02-quad-wide.md, 2026-12-03-h200-r.md): H200
+ * 8192^2 zero, CUDA r = 8 / 16 / 31 / 64 / 127 / 256 0.331 / 0.387 / 0.554
+ * / 0.885 / 1.378 / 1.972 against 0.520 / 0.632 / 1.273 / 0.874 / 2.897 /
+ * 3.333 (NVIDIA OpenCL and Vulkan's fused pass slower still); PoCL,
+ * 2048x1536 clamp, r = 8 / 16 / 64 / 127 / 256 / 400 17.4 / 20.1 / 32.3 /
+ * 63.8 / 92.9 / 138.8 against 48.0 / 55.9 / 134.4 / 189.3 / 374.8 /
+ * 1150.8, but 632.8 against 427.9 at r = 600, where the 48 KiB hold 307
+ * quads and the halo takes all but 7: by default while a group's strip
+ * keeps QUAD_MIN_STRIP quads. Lavapipe r = 8 / 16 / 64 196 / 260 / 576
+ * against 818 / 1193 / 722, but 1369 against 771 at r = 127 (its 32 KiB
+ * keep the group at 128 quads, half of them halo): there up to r = 64. */
 #define QUAD_MAX_RADIUS 7
-#define QUAD_WIDE_MAX_RADIUS 127
+#define QUAD_PACKED_MAX_RADIUS 127 /* the column sums' 16-bit lanes */
+#define QUAD_MAX_ANY_RADIUS 2047   /* the window sums' 32 bits: (2r+1)^2 255 < 2^32 */
 #define QUAD_WIDE_LAVAPIPE_RADIUS 64
+#define QUAD_MIN_STRIP 64 /* quads a group writes, for box_quad to be chosen */
+
+/* box_quad's group (QNT quads, QH = ceil(r / 4) of them halo each side; 0:
+ * 64 (128 for a GPU's wide windows), doubled up to 256 while the halo takes
+ * over a quarter of it and the local memory holds it, as many as it holds
+ * where the strip would be under a quarter), batch (QB rows; 0: 2, or 1 on GPUs past r = 7 and everywhere past
+ * r = 127) and local memory (two buffers of QB x QNT quads in
+ * two planes, three where r > 7, five past r = 127), from the tunables. */
+typedef struct quad_shape {
+    size_t qnt, qb, halo, per_quad, lmax;
+    bool auto_qnt;
+} quad_shape;
+static void quad_shape_of(const co_job *job, quad_shape *q) {
+    const box_state *s = job->prob->state;
+    const size_t planes = s->radius > QUAD_PACKED_MAX_RADIUS ? 5
+                          : s->radius > QUAD_MAX_RADIUS      ? 3
+                                                             : 2;
+    /* GPUs: wide windows in batches of a row, groups from 128 quads (CUDA r =
+     * 16 / 64: 0.364 / 0.718 ms against 0.389 / 0.886 with QB=2 and 64 /
+     * 128 quads); PoCL keeps QB=2 to r = 127 (103 ms against 63 at r = 127
+     * with QB=1, 128 quads). */
+    const bool gpu_wide = job->dev->info.type != CO_DEVICE_CPU && s->radius > QUAD_MAX_RADIUS;
+    q->qb = (size_t)co_job_param(job, "QB");
+    if (!q->qb) q->qb = gpu_wide || s->radius > QUAD_PACKED_MAX_RADIUS ? 1 : 2;
+    q->halo = ((size_t)s->radius + 3) / 4;
+    q->per_quad = 32 * planes * q->qb; /* local bytes a quad of the group */
+    /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
+    q->lmax = job->dev->info.local_mem_bytes < 48 * 1024 ? (size_t)job->dev->info.local_mem_bytes
+                                                         : 48 * 1024;
+    q->qnt = (size_t)co_job_param(job, "QNT");
+    q->auto_qnt = !q->qnt;
+    if (q->auto_qnt) {
+        const size_t fits = q->lmax / q->per_quad;
+        for (q->qnt = gpu_wide ? 128 : 64; q->qnt < 256 && q->qnt < 8 * q->halo && 2 * q->qnt <= fits;) q->qnt *= 2;
+        /* a strip under a quarter of the group: as many quads as fit (PoCL r =
+         * 400: 112 ms with 307, 135-140 with 256) */
+        if (3 * q->qnt < 8 * q->halo && fits > q->qnt) q->qnt = fits < 1024 ? fits : 1024;
+    }
+}
+static bool quad_fits(const quad_shape *q) {
+    return q->qnt > 2 * q->halo && q->per_quad * q->qnt <= q->lmax;
+}
+
 static bool quad_choice(const co_job *job) {
     const box_state *s = job->prob->state;
-    if (!s->fmt->u8 || s->ch != 4 || s->radius < 1 || s->radius > QUAD_WIDE_MAX_RADIUS)
-        return false;
+    if (!s->fmt->u8 || s->ch != 4 || s->radius < 1 || s->radius > QUAD_MAX_ANY_RADIUS) return false;
     if (s->radius <= QUAD_MAX_RADIUS) return true;
     const long quad = co_job_param(job, "QUAD"); /* read only where it applies: the tuner's space */
     if (quad != 0) return quad == 1;
-    return job->dev->info.type == CO_DEVICE_CPU &&
-           (!co_vulkan_is_device(job->dev) || s->radius <= QUAD_WIDE_LAVAPIPE_RADIUS);
+    if (job->dev->info.type == CO_DEVICE_CPU && co_vulkan_is_device(job->dev))
+        return s->radius <= QUAD_WIDE_LAVAPIPE_RADIUS;
+    quad_shape q;
+    quad_shape_of(job, &q);
+    return quad_fits(&q) && q.qnt - 2 * q.halo >= QUAD_MIN_STRIP;
 }
 
 void box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
@@ -982,41 +1034,27 @@ void box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
     *shift = l - 1;
 }
 
-/* Its group (QNT quads, QH = ceil(r / 4) of them halo each side; 0: 64,
- * doubled up to 256 while the halo takes over a quarter of it and the local
- * memory holds it, else as many as it holds) and batch (QB rows) from the
- * tunables, its local memory (two buffers of QB x QNT quads in two planes,
- * three where r > 7) checked, and segments of SEG rows (0: 64, or 2 (2r+1)
- * for wide windows, whose first column sums read 2r+1 rows; longer where
- * the image is over 65535 segments tall: CUDA's grid limit). */
+/* box_quad in its group (quad_shape_of), each limit it passes named, in
+ * segments of SEG rows (0: 64, or 2 (2r+1) for wide windows, whose first
+ * column sums read 2r+1 rows; longer where the image is over 65535
+ * segments tall: CUDA's grid limit). */
 static co_status run_quad(co_job *job) {
     box_state *s = job->prob->state;
     const bool wide = s->radius > QUAD_MAX_RADIUS;
-    const size_t qb = (size_t)co_job_param(job, "QB"), halo = ((size_t)s->radius + 3) / 4;
-    const size_t per_quad = 32 * (wide ? 3 : 2) * qb; /* local bytes a quad of the group */
-    /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
-    const size_t lmax = job->dev->info.local_mem_bytes < 48 * 1024
-                            ? (size_t)job->dev->info.local_mem_bytes
-                            : 48 * 1024;
-    size_t qnt = (size_t)co_job_param(job, "QNT");
-    const bool auto_qnt = !qnt;
-    if (auto_qnt) {
-        const size_t fits = lmax / per_quad;
-        for (qnt = 64; qnt < 256 && qnt < 8 * halo && 2 * qnt <= fits;) qnt *= 2;
-        if (qnt <= 2 * halo && fits > 2 * halo) qnt = fits < 1024 ? fits : 1024;
-    }
-    const size_t lmem = per_quad * qnt;
-    if (auto_qnt && qnt <= 2 * halo)
+    quad_shape q;
+    quad_shape_of(job, &q);
+    const size_t qnt = q.qnt, qb = q.qb, halo = q.halo, lmem = q.per_quad * q.qnt;
+    if (q.auto_qnt && qnt <= 2 * halo)
         return co_fail(CO_ERR_LIMIT,
                        "sliding: at r = %d a group must pass twice its halo of %zu quads, and "
                        "with QB=%zu the local memory (%zu B) holds %zu quads; lower QB",
-                       s->radius, halo, qb, lmax, lmax / per_quad);
-    if (lmem > lmax)
+                       s->radius, halo, qb, q.lmax, q.lmax / q.per_quad);
+    if (lmem > q.lmax)
         return co_fail(CO_ERR_LIMIT,
                        "sliding: QNT=%zu x QB=%zu needs %zu bytes of local memory, over the %zu "
                        "of %s; lower QNT or QB",
-                       qnt, qb, lmem, lmax,
-                       lmax < 48 * 1024 ? "the device's local memory" : "a static array");
+                       qnt, qb, lmem, q.lmax,
+                       q.lmax < 48 * 1024 ? "the device's local memory" : "a static array");
     if (qnt <= 2 * halo)
         return co_fail(CO_ERR_LIMIT,
                        "sliding: a group of QNT=%zu quads leaves no strip at r = %d (its halo "
@@ -1309,15 +1347,16 @@ static const co_param_def sliding_params[] = {
      "else channels",
      0},
     {"QUAD", 0, 0, 2, false,
-     "RGBA8 at r = 8..127 (r <= 7: box_quad always): 1: box_quad, four pixels a work-item, a "
-     "window from its quads' totals; 2: the fused pass; 0: box_quad on CPU devices (Vulkan's "
-     "to r = 64), else the fused pass",
+     "RGBA8 at r = 8..2047 (r <= 7: box_quad always): 1: box_quad, four pixels a work-item, a "
+     "window from its quads' totals; 2: the fused pass; 0: box_quad while a group writes 64 "
+     "quads (lavapipe's to r = 64), else the fused pass",
      0},
     {"QNT", 0, 0, 1024, false,
-     "box_quad: quads (four pixels) a group, its halo's included; 0: 64, up to 256 for wide "
-     "windows",
+     "box_quad: quads (four pixels) a group, its halo's included; 0: 64 (GPUs' wide windows "
+     "128), up to 256 for wide windows",
      0},
-    {"QB", 2, 1, 32, false, "box_quad: rows a batch (a barrier each)", 0},
+    {"QB", 0, 0, 32, false, "box_quad: rows a batch (a barrier each); 0: 2, or 1 on GPUs past r = 7 and past r = 127",
+     0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
      "block",
@@ -1356,8 +1395,10 @@ static const co_variant variants[] = {
      .on = CO_ON_DEVICE | CO_ON_VULKAN,
      CO_PARAMS(sliding_params),
      .run = run_sliding,
-     /* QUAD=2 on the fused passes' sets: RGBA8 windows up to r = 127 take
-      * box_quad on CPU devices by default, the fused pass on GPUs. */
+     /* QUAD=2 on the fused passes' sets: RGBA8 windows take box_quad by
+      * default. QUAD=1 QNT=192 is the 21st set, so that it meets the r =
+      * 256 RGBA8 size set (sets meet sizes by index, tests/test_backends.c):
+      * 32-bit column sums on lavapipe too, whose default there is fused. */
      .test_params =
          "FUSE=0 TILE=8 SY=2 SEG=16 QUAD=2;FUSE=0 TILE=4 SY=1 SEG=4 QUAD=2;"
          "NT=32 BATCH=4 SEG=7 RING=0 QUAD=2;NT=64 BATCH=8 SEG=40 MAXREG=56 QUAD=2;"
@@ -1371,12 +1412,12 @@ static const co_variant variants[] = {
          "RING=1 PIPE=1 NT=32 BATCH=1 PF=2 QUAD=2;"
          "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13 QUAD=2;"
          "RING=1 NT=64 BATCH=32 CHAINS=2 QUAD=2;RING=1 VEC=1 NT=64 BATCH=16 SEG=11 QUAD=2;"
-         "RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1 QUAD=2;"
+         "QUAD=1 QNT=192 QB=1 SEG=9;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37 QUAD=2;"
          "RING=1 PX4=1 NT=32 BATCH=8 SEG=19 QUAD=2;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1 QUAD=2;"
          "RING=0 PX4=1 NT=32 BATCH=4 HIST=0 QUAD=2;QNT=32 QB=3 SEG=13;QB=1 SEG=5;"
-         "QUAD=1 QNT=128 QB=1 SEG=9",
+         "RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1 QUAD=2",
      .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QUAD "
                     "QNT QB"},
     {.name = "npp",
