@@ -1002,7 +1002,9 @@ static void quad_shape_of(const co_job *job, quad_shape *q) {
     q->auto_qnt = !q->qnt;
     if (q->auto_qnt) {
         const size_t fits = q->lmax / q->per_quad;
-        for (q->qnt = gpu_wide ? 128 : 64; q->qnt < 256 && q->qnt < 8 * q->halo && 2 * q->qnt <= fits;) q->qnt *= 2;
+        for (q->qnt = gpu_wide ? 128 : 64;
+             q->qnt < 256 && q->qnt < 8 * q->halo && 2 * q->qnt <= fits;)
+            q->qnt *= 2;
         /* a strip under a quarter of the group: as many quads as fit (PoCL r =
          * 400: 112 ms with 307, 135-140 with 256) */
         if (3 * q->qnt < 8 * q->halo && fits > q->qnt) q->qnt = fits < 1024 ? fits : 1024;
@@ -1355,8 +1357,8 @@ static const co_param_def sliding_params[] = {
      "box_quad: quads (four pixels) a group, its halo's included; 0: 64 (GPUs' wide windows "
      "128), up to 256 for wide windows",
      0},
-    {"QB", 0, 0, 32, false, "box_quad: rows a batch (a barrier each); 0: 2, or 1 on GPUs past r = 7 and past r = 127",
-     0},
+    {"QB", 0, 0, 32, false,
+     "box_quad: rows a batch (a barrier each); 0: 2, or 1 on GPUs past r = 7 and past r = 127", 0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
      "block",
