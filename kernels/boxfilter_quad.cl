@@ -31,9 +31,13 @@
  * integer; the host computes QMAGIC and QSHIFT). Past r = 127 (QL32) the
  * column sums leave the 16-bit lanes: a 32-bit sum a channel, each pixel's
  * four one uint4 of local memory (planes 0-3 its pixels, 4 the totals).
+ * From r = 32 (QS, from the host: 8 quads, 16 from r = 128) a second
+ * barrier a batch lets each work-item first sum the totals of QS quads from
+ * its own (a block plane), so that a window reads 2 QK / QS blocks and the
+ * 2 QK mod QS quads left: O(sqrt(r)) reads a quad, not O(r / 4).
  *
  * The host (src/workloads/boxfilter.c: run_quad) checks the local memory,
- * 32 QPLANES QB QNT bytes. Words are little-endian (R the low byte), as on
+ * 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are little-endian (R the low byte), as on
  * every device the backends open. */
 #include "boxfilter_common.cl"
 
@@ -63,6 +67,9 @@
 #define QPLANES (QL32 ? 5 : 2 + QWIDE)
 #define QTOTALS (QL32 ? 4 : 2) /* the totals' plane */
 #define QK (QR / 4)         /* whole quads a window covers each side (QWIDE) */
+#ifndef QS
+#define QS 0 /* quads a block of totals (0: none) */
+#endif
 
 /* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
  * rule, a word each (0: the zero border). */
@@ -133,6 +140,8 @@ CO_INLINE void q_column(CO_LOCAL_PTR const uint4 *row, int t, int o, uint *s, bo
     for (int k = 0; k < 4; k++) s[k] = sub ? s[k] - x[k] : s[k] + x[k];
 }
 
+CO_INLINE void q_add(uint *s, uint4 v) { s[0] += v.x, s[1] += v.y, s[2] += v.z, s[3] += v.w; }
+
 /* n / w rounded down, n < 2^32 (Granlund and Montgomery: QMAGIC =
  * floor(2^32 (2^l - w) / w) + 1, QSHIFT = l - 1, l = ceil(log2 w)). */
 CO_INLINE uint q_divide(uint n) {
@@ -155,6 +164,9 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
      * one 16-byte access (a uint4 array: OpenCL aligns a uint array to 4
      * bytes only, and NVIDIA's faults on 16-byte accesses into one). */
     __local uint4 cs[2 * QPLANES * QPLANE];
+#if QS
+    __local uint4 blk[QPLANE]; /* [row of the batch][quad]: QS quads' totals from it */
+#endif
     const int t = (int)get_local_id(0);
     const int q = (int)get_group_id(0) * (QNT - 2 * QH) - QH + t;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
@@ -219,6 +231,18 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
         }
         if (yb + QB < y1) q_batch(src, W, H, border, q, yb + QB, e, l);
         barrier(CLK_LOCAL_MEM_FENCE);
+#if QS
+        /* (the blocks of the batch before were read before this barrier) */
+        if (t + QS <= QNT) {
+            for (int b = 0; b < QB; b++) {
+                uint a[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                for (int i = 0; i < QS; i++) q_add(a, c[QTOTALS * QPLANE + b * QNT + t + i]);
+                blk[b * QNT + t] = CO_UINT4(a[0], a[1], a[2], a[3]);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         if (writes) {
             for (int b = 0; b < QB && yb + b < y1; b++) {
                 uint px[4] = {0u, 0u, 0u, 0u};
@@ -226,13 +250,17 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                 /* pixel 0's window: the whole quads -QK .. QK - 1, then the
                  * columns 4 QK .. QR and -QR .. -4 QK - 1 */
                 uint s[4] = {0u, 0u, 0u, 0u};
-#if !QL32 /* (past r = 127 a loop: builds of hundreds of steps take long) */
+#if QS
+                /* 2 QK / QS blocks, then the quads left */
 #pragma unroll
+                for (int j = -QK; j + QS <= QK; j += QS) q_add(s, blk[b * QNT + t + j]);
+#pragma unroll
+                for (int j = -QK + (2 * QK) / QS * QS; j < QK; j++)
+                    q_add(s, c[QTOTALS * QPLANE + b * QNT + t + j]);
+#else
+#pragma unroll
+                for (int j = -QK; j < QK; j++) q_add(s, c[QTOTALS * QPLANE + b * QNT + t + j]);
 #endif
-                for (int j = -QK; j < QK; j++) {
-                    const uint4 q4 = c[QTOTALS * QPLANE + b * QNT + t + j];
-                    s[0] += q4.x, s[1] += q4.y, s[2] += q4.z, s[3] += q4.w;
-                }
                 CO_LOCAL_PTR const uint4 *row = c + b * QNT;
 #pragma unroll
                 for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);

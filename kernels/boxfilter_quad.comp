@@ -34,6 +34,9 @@
 #define QPLANES (QL32 ? 5 : QWIDE ? 3 : 2)
 #define QTOTALS (QL32 ? 4 : 2)
 #define QK (QR / 4)
+#ifndef QS
+#define QS 0 /* quads a block of totals (0: none) */
+#endif
 
 CO_BUFFER(0, restrict readonly, uint, src)
 CO_BUFFER(1, writeonly, uint, dst)
@@ -44,6 +47,9 @@ CO_BUFFER(1, writeonly, uvec4, dst4)
 layout(push_constant) uniform Args { int W; int H; int border; int seg; } args;
 /* [buffer][plane: RB, GA, totals (QL32: pixels 0-3, totals)][row of the batch][quad] */
 shared uvec4 cs[2 * QPLANES * QPLANE];
+#if QS
+shared uvec4 blk[QPLANE]; /* [row of the batch][quad]: QS quads' totals from it */
+#endif
 
 /* The four pixels of quad q of row y after the border rule (0: zero). */
 uvec4 q_load(const int W, const int H, const int border, const int q, const int y) {
@@ -162,14 +168,25 @@ void main() {
             }
         }
         barrier();
+#if QS
+        if (t + QS <= QNT) {
+            for (int b = 0; b < QB; b++) {
+                uvec4 a = uvec4(0u);
+                [[unroll]] for (int i = 0; i < QS; i++) a += cs[c + QTOTALS * QPLANE + b * QNT + t + i];
+                blk[b * QNT + t] = a;
+            }
+        }
+        barrier();
+#endif
         if (writes) {
             for (int b = 0; b < QB && yb + b < y1; b++) {
                 uvec4 px = uvec4(0u);
 #if QWIDE
                 uvec4 s = uvec4(0u);
                 const int totals = c + QTOTALS * QPLANE + b * QNT + t;
-#if QL32 /* (a loop: builds of hundreds of steps take long) */
-                for (int j = -QK; j < QK; j++) s += cs[totals + j];
+#if QS
+                [[unroll]] for (int j = -QK; j + QS <= QK; j += QS) s += blk[b * QNT + t + j];
+                [[unroll]] for (int j = -QK + (2 * QK) / QS * QS; j < QK; j++) s += cs[totals + j];
 #else
                 [[unroll]] for (int j = -QK; j < QK; j++) s += cs[totals + j];
 #endif

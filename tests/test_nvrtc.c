@@ -106,12 +106,15 @@ static const struct {
     {"boxfilter", "-DBF_IMAGES=1 -DBF_BORDER=2 -DLMAX=7168 -DNT=256"},
     {"boxfilter", "-DBF_U8=1 -DBF_CH=4 -DBF_IMAGES=1 -DBF_BORDER=1 -DLMAX=6144"},
     /* box_quad: RGBA8, four pixels a work-item (uint4 accesses, mul_hi); r > 7 sums its
-     * quads' totals and divides by Granlund and Montgomery's constants; r > 127 unpacked */
+     * quads' totals (QS: in blocks) and divides by Granlund and Montgomery's constants;
+     * r > 127 unpacked */
     {"boxfilter_quad", "-DQNT=64 -DQB=2 -DBF_RADIUS=1 -DQALIGNED=1"},
     {"boxfilter_quad", "-DQNT=128 -DQB=4 -DBF_RADIUS=7 -DQALIGNED=0 -DMAXREG=64"},
     {"boxfilter_quad", "-DQNT=64 -DQB=2 -DBF_RADIUS=17 -DQALIGNED=1 -DQMAGIC=1 -DQSHIFT=1"},
-    {"boxfilter_quad", "-DQNT=256 -DQB=1 -DBF_RADIUS=127 -DQALIGNED=0 -DQMAGIC=1 -DQSHIFT=1"},
-    {"boxfilter_quad", "-DQNT=300 -DQB=1 -DBF_RADIUS=300 -DQALIGNED=1 -DQMAGIC=1 -DQSHIFT=1"},
+    {"boxfilter_quad",
+     "-DQNT=256 -DQB=1 -DBF_RADIUS=127 -DQALIGNED=0 -DQMAGIC=1 -DQSHIFT=1 -DQS=8"},
+    {"boxfilter_quad",
+     "-DQNT=256 -DQB=1 -DBF_RADIUS=300 -DQALIGNED=1 -DQMAGIC=1 -DQSHIFT=1 -DQS=16"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
     {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},

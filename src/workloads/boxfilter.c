@@ -952,24 +952,26 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * (their loads are a batch ahead), fewer groups a multiprocessor (CUDA r =
  * 1: 0.2080 and 0.2942).
  * Wider windows, 8 <= r <= 127 (the column sums' packed lanes), sum the
- * quads' channel totals (QWIDE), O(r / 4) local reads a quad; past r = 127
- * the column sums take 32 bits a channel (QL32). Against the fused pass,
- * ms (docs/results/2026-12-02-quad-wide.md, 2026-12-03-h200-r.md): H200
- * 8192^2 zero, CUDA r = 8 / 16 / 31 / 64 / 127 / 256 0.331 / 0.387 / 0.554
- * / 0.885 / 1.378 / 1.972 against 0.520 / 0.632 / 1.273 / 0.874 / 2.897 /
- * 3.333 (NVIDIA OpenCL and Vulkan's fused pass slower still); PoCL,
- * 2048x1536 clamp, r = 8 / 16 / 64 / 127 / 256 / 400 17.4 / 20.1 / 32.3 /
- * 63.8 / 92.9 / 138.8 against 48.0 / 55.9 / 134.4 / 189.3 / 374.8 /
- * 1150.8, but 632.8 against 427.9 at r = 600, where the 48 KiB hold 307
- * quads and the halo takes all but 7: by default while a group's strip
- * keeps QUAD_MIN_STRIP quads. Lavapipe r = 8 / 16 / 64 196 / 260 / 576
- * against 818 / 1193 / 722, but 1369 against 771 at r = 127 (its 32 KiB
- * keep the group at 128 quads, half of them halo): there up to r = 64. */
+ * quads' channel totals (QWIDE), O(r / 4) local reads a quad, from r = 32
+ * in blocks (QS): O(sqrt(r)); past r = 127 the column sums take 32 bits a
+ * channel (QL32). Against the fused pass, ms (docs/results/
+ * 2026-12-02-quad-wide.md, 2026-12-03-h200-r.md): H200 8192^2 zero, CUDA r
+ * = 8 / 16 / 31 / 64 / 127 / 256 0.331 / 0.387 / 0.554 / 0.885 / 1.378 /
+ * 1.972 against 0.520 / 0.632 / 1.273 / 0.874 / 2.897 / 3.333 (before the
+ * blocks; NVIDIA OpenCL's and Vulkan's fused pass slower still); PoCL,
+ * 2048x1536 clamp, with the blocks, r = 420 / 500 / 520 71 / 157 / 231
+ * against 1175 / 323 / 325, but 458 against 345 at r = 540, where the 48
+ * KiB hold 279 quads and the halo all but 9: by default while a group's
+ * strip keeps QUAD_MIN_STRIP quads. Lavapipe r = 8 / 16 / 64 196 / 260 /
+ * 576 against 818 / 1193 / 722 before the blocks; with them r = 64 / 96 /
+ * 112 / 127 367 / 432 / 569 / 792 against 722 / 727 / 747 / 749 (its 32
+ * KiB keep the group at 128 quads, half of them halo at r = 127): there up
+ * to r = 112. */
 #define QUAD_MAX_RADIUS 7
 #define QUAD_PACKED_MAX_RADIUS 127 /* the column sums' 16-bit lanes */
 #define QUAD_MAX_ANY_RADIUS 2047   /* the window sums' 32 bits: (2r+1)^2 255 < 2^32 */
-#define QUAD_WIDE_LAVAPIPE_RADIUS 64
-#define QUAD_MIN_STRIP 64 /* quads a group writes, for box_quad to be chosen */
+#define QUAD_WIDE_LAVAPIPE_RADIUS 112
+#define QUAD_MIN_STRIP 16 /* quads a group writes, for box_quad to be chosen */
 
 /* box_quad's group (QNT quads, QH = ceil(r / 4) of them halo each side; 0:
  * 64 (128 for a GPU's wide windows), doubled up to 256 while the halo takes
@@ -979,6 +981,7 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * two planes, three where r > 7, five past r = 127), from the tunables. */
 typedef struct quad_shape {
     size_t qnt, qb, halo, per_quad, lmax;
+    size_t qs; /* quads a block of totals (0: none) */
     bool auto_qnt;
 } quad_shape;
 static void quad_shape_of(const co_job *job, quad_shape *q) {
@@ -994,7 +997,11 @@ static void quad_shape_of(const co_job *job, quad_shape *q) {
     q->qb = (size_t)co_job_param(job, "QB");
     if (!q->qb) q->qb = gpu_wide || s->radius > QUAD_PACKED_MAX_RADIUS ? 1 : 2;
     q->halo = ((size_t)s->radius + 3) / 4;
-    q->per_quad = 32 * planes * q->qb; /* local bytes a quad of the group */
+    /* blocks of about sqrt(2 r / 4) quads: a window's whole quads (2 floor(r
+     * / 4)) in 2 r / 4 / QS blocks and fewer than QS quads */
+    q->qs = s->radius >= 128 ? 16 : s->radius >= 32 ? 8 : 0;
+    /* local bytes a quad of the group: two buffers of its planes, the blocks */
+    q->per_quad = 32 * planes * q->qb + (q->qs ? 16 * q->qb : 0);
     /* CUDA's static shared arrays stop at 48 KiB, whatever the device has. */
     q->lmax = job->dev->info.local_mem_bytes < 48 * 1024 ? (size_t)job->dev->info.local_mem_bytes
                                                          : 48 * 1024;
@@ -1078,8 +1085,8 @@ static co_status run_quad(co_job *job) {
         uint32_t magic;
         unsigned shift;
         box_quad_divisor(s->radius, &magic, &shift);
-        snprintf(more + len, sizeof more - (size_t)len, " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u", magic,
-                 shift);
+        snprintf(more + len, sizeof more - (size_t)len,
+                 " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u -DQS=%zu", magic, shift, q.qs);
     }
     model(s, 0, 0); /* exact sums: the model is float32's */
     co_kernel *k;
@@ -1350,8 +1357,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"QUAD", 0, 0, 2, false,
      "RGBA8 at r = 8..2047 (r <= 7: box_quad always): 1: box_quad, four pixels a work-item, a "
-     "window from its quads' totals; 2: the fused pass; 0: box_quad while a group writes 64 "
-     "quads (lavapipe's to r = 64), else the fused pass",
+     "window from its quads' totals; 2: the fused pass; 0: box_quad while a group writes 16 "
+     "quads (lavapipe's to r = 112), else the fused pass",
      0},
     {"QNT", 0, 0, 1024, false,
      "box_quad: quads (four pixels) a group, its halo's included; 0: 64 (GPUs' wide windows "
@@ -1398,7 +1405,7 @@ static const co_variant variants[] = {
      CO_PARAMS(sliding_params),
      .run = run_sliding,
      /* QUAD=2 on the fused passes' sets: RGBA8 windows take box_quad by
-      * default. QUAD=1 QNT=192 is the 21st set, so that it meets the r =
+      * default. QUAD=1 QNT=184 is the 21st set, so that it meets the r =
       * 256 RGBA8 size set (sets meet sizes by index, tests/test_backends.c):
       * 32-bit column sums on lavapipe too, whose default there is fused. */
      .test_params =
@@ -1414,7 +1421,7 @@ static const co_variant variants[] = {
          "RING=1 PIPE=1 NT=32 BATCH=1 PF=2 QUAD=2;"
          "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13 QUAD=2;"
          "RING=1 NT=64 BATCH=32 CHAINS=2 QUAD=2;RING=1 VEC=1 NT=64 BATCH=16 SEG=11 QUAD=2;"
-         "QUAD=1 QNT=192 QB=1 SEG=9;"
+         "QUAD=1 QNT=184 QB=1 SEG=9;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37 QUAD=2;"
          "RING=1 PX4=1 NT=32 BATCH=8 SEG=19 QUAD=2;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1 QUAD=2;"
