@@ -37,8 +37,8 @@
  * 2 QK mod QS quads left: O(sqrt(r)) reads a quad, not O(r / 4).
  *
  * The host (src/workloads/boxfilter.c: run_quad) checks the local memory,
- * 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are little-endian (R the low byte), as on
- * every device the backends open. */
+ * 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are
+ * little-endian (R the low byte), as on every device the backends open. */
 #include "boxfilter_common.cl"
 
 #ifndef QNT

@@ -958,7 +958,9 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
  * 2026-12-02-quad-wide.md, 2026-12-03-h200-r.md): H200 8192^2 zero, CUDA r
  * = 8 / 16 / 31 / 64 / 127 / 256 0.331 / 0.387 / 0.554 / 0.885 / 1.378 /
  * 1.972 against 0.520 / 0.632 / 1.273 / 0.874 / 2.897 / 3.333 (before the
- * blocks; NVIDIA OpenCL's and Vulkan's fused pass slower still); PoCL,
+ * blocks; NVIDIA OpenCL's and Vulkan's fused pass slower still); the
+ * blocks took CUDA r = 32 / 64 / 127 / 256 to 0.460 / 0.559 / 0.957 /
+ * 1.209 from 0.471 / 0.719 / 1.396 / 1.999 (Vulkan 1.3-1.6x); PoCL,
  * 2048x1536 clamp, with the blocks, r = 420 / 500 / 520 71 / 157 / 231
  * against 1175 / 323 / 325, but 458 against 345 at r = 540, where the 48
  * KiB hold 279 quads and the halo all but 9: by default while a group's
@@ -976,9 +978,10 @@ static bool ring_choice(const co_job *job, size_t *nt, fused_plan *plan) {
 /* box_quad's group (QNT quads, QH = ceil(r / 4) of them halo each side; 0:
  * 64 (128 for a GPU's wide windows), doubled up to 256 while the halo takes
  * over a quarter of it and the local memory holds it, as many as it holds
- * where the strip would be under a quarter), batch (QB rows; 0: 2, or 1 on GPUs past r = 7 and everywhere past
- * r = 127) and local memory (two buffers of QB x QNT quads in
- * two planes, three where r > 7, five past r = 127), from the tunables. */
+ * where the strip would be under a quarter), batch (QB rows; 0: 2, or 1 on
+ * GPUs past r = 7 and everywhere past r = 127), blocks of totals (QS) and
+ * local memory (two buffers of QB x QNT quads in two planes, three where r
+ * > 7, five past r = 127; one plane of blocks), from the tunables. */
 typedef struct quad_shape {
     size_t qnt, qb, halo, per_quad, lmax;
     size_t qs; /* quads a block of totals (0: none) */
