@@ -42,6 +42,41 @@
 #define R(x) real(x)
 #define RT_WORDS (RT_SPHERES + RT_SW * RT_NMAX) /* a multiple of 4 */
 
+/* ---- division and square root, correctly rounded ----
+ * In double, co_div and co_sqrt as they are. In float, without double
+ * (kernels/float_rn.cl) where fma() rounds once and the operands are in
+ * range, through double otherwise. rt_fused says whether fma() rounds
+ * once; rt_fma_test sets it, once per invocation, on a value the compiler
+ * cannot fold (n >= 0, a push constant). */
+#if RT_DOUBLE
+#define rt_div co_div
+#define rt_sqrt co_sqrt
+#define rt_fma_test(n)
+#else
+#include "float_rn.cl"
+bool rt_fused = false;
+void rt_fma_test(int n) {
+    const float a = uintBitsToFloat(0x3F800800u + (uint(n) >> 31)); /* 1 + 2^-12 */
+    rt_fused = fma(a, a, -1.00048828125) != 0.0; /* 2^-24 once rounded, else 0 */
+}
+float rt_div(float a, float b) {
+    float q;
+    if (rt_fused && frn_div_in_range(a, b))
+        q = frn_div(a, b);
+    else
+        q = co_div(a, b);
+    return q;
+}
+float rt_sqrt(float x) {
+    float y;
+    if (rt_fused && frn_sqrt_in_range(x))
+        y = frn_sqrt(x);
+    else
+        y = co_sqrt(x);
+    return y;
+}
+#endif
+
 /* ---- the world: WV(k) its k-th vector of 4 words, WD(w) word w ---- */
 #if defined(ENTRY_rt_render) && RT_SPACE == 1
 layout(std140, binding = 0) uniform World { rvec4 wv[RT_WORDS / 4]; };
@@ -103,7 +138,7 @@ void rt_move(int i, real t, out real o[RT_SW]) {
     o[1] = scene[s + 1] + scene[s + RT_BOUNCE] * abs(real(sc2.x));
     o[2] = scene[s + 2] + scene[s + RT_ORBIT] * real(sc.x);
     o[RT_R2] = r * r;
-    o[RT_INVR] = co_div(R(1.0), r);
+    o[RT_INVR] = rt_div(R(1.0), r);
     o[RT_COL] = scene[s + RT_SCOL];
     o[RT_COL + 1] = scene[s + RT_SCOL + 1];
     o[RT_COL + 2] = scene[s + RT_SCOL + 2];
@@ -131,37 +166,65 @@ rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
     const real disc = b * b - ((oc.x * oc.x + oc.y * oc.y + oc.z * oc.z) - c.w);     \
     real t = R(0.0);                                                                 \
     if (!(disc <= R(0.0))) {                                                         \
-        const real q = co_sqrt(disc);                                                \
+        const real q = rt_sqrt(disc);                                                \
         const real t0 = -b - q, t1 = -b + q;                                         \
         t = t0 > R(0.0) ? t0 : t1;                                                   \
     }
+
+/* The sphere loops run to RT_NMAX, a constant, when n is RT_NMAX (the
+ * host compiles the shader per sphere count: always, but for an empty
+ * scene), four spheres a step: constant offsets into the world, four
+ * independent tests in flight, one branch per four in rt_blocked.
+ * Otherwise one at a time to n. */
+#define RT_NEAREST(i)                    \
+    {                                    \
+        RT_HIT(i)                        \
+        if (t > R(0.0) && t < best) {    \
+            best = t;                    \
+            id = i;                      \
+        }                                \
+    }
+#define RT_ANY(i)                        \
+    {                                    \
+        RT_HIT(i)                        \
+        if (t > R(0.0) && t < tmax) hit = true; \
+    }
+#define RT_N4 (RT_NMAX & ~3)
 
 /* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
 int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
     int id = -1;
     real best = tbest_in;
-    for (int i = 0; i < n; i++) {
-        RT_HIT(i)
-        if (t > R(0.0) && t < best) {
-            best = t;
-            id = i;
+    if (n == RT_NMAX) {
+        for (int i = 0; i < RT_N4; i += 4) {
+            RT_NEAREST(i)
+            RT_NEAREST(i + 1)
+            RT_NEAREST(i + 2)
+            RT_NEAREST(i + 3)
         }
-    }
+        for (int i = RT_N4; i < RT_NMAX; i++) RT_NEAREST(i)
+    } else
+        for (int i = 0; i < n; i++) RT_NEAREST(i)
     tbest_out = best;
     return id;
 }
 
-/* Any sphere between o and o + tmax d: the loop ends at the first. */
+/* Any sphere between o and o + tmax d: the loop ends at the first four
+ * that hold one. */
 bool rt_blocked(int n, rvec o, rvec d, real tmax) {
-    bool blocked = false;
-    for (int i = 0; i < n; i++) {
-        RT_HIT(i)
-        if (t > R(0.0) && t < tmax) {
-            blocked = true;
-            break;
+    bool hit = false;
+    if (n == RT_NMAX) {
+        for (int i = 0; i < RT_N4; i += 4) {
+            RT_ANY(i)
+            RT_ANY(i + 1)
+            RT_ANY(i + 2)
+            RT_ANY(i + 3)
+            if (hit) break;
         }
-    }
-    return blocked;
+        for (int i = RT_N4; i < RT_NMAX && !hit; i++) RT_ANY(i)
+    } else
+        for (int i = 0; i < n && !hit; i++) RT_ANY(i)
+    return hit;
 }
 
 real rt_pow32(real x) {
@@ -175,10 +238,10 @@ uint rt_byte(real c) { return uint(min(max(c, R(0.0)), R(1.0)) * R(255.0) + R(0.
  * shaded (ambient, diffuse and specular per unshadowed light); RGBA8, R in
  * the low byte. */
 uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int py) {
-    const real u = co_div(R(2.0) * (real(px) + R(0.5)), real(width)) - R(1.0);
-    const real v = R(1.0) - co_div(R(2.0) * (real(py) + R(0.5)), real(height));
+    const real u = rt_div(R(2.0) * (real(px) + R(0.5)), real(width)) - R(1.0);
+    const real v = R(1.0) - rt_div(R(2.0) * (real(py) + R(0.5)), real(height));
     rvec d = wload(RT_FWD) + u * wload(RT_RIGHT) + v * wload(RT_UP);
-    d = d * co_div(R(1.0), co_sqrt(dot3(d, d)));
+    d = d * rt_div(R(1.0), rt_sqrt(dot3(d, d)));
     rvec o = wload(RT_EYE);
     const real eps = WD(RT_EPS), plane_y = WD(RT_PLANE_Y), cell = WD(RT_CELL);
     const real amb = WD(RT_AMBIENT), ks = WD(RT_SPEC);
@@ -189,7 +252,7 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
         const int id = rt_nearest(n, o, d, real(RT_FAR), t);
         bool plane = false;
         if (d.y != R(0.0)) {
-            const real tp = co_div(plane_y - o.y, d.y);
+            const real tp = rt_div(plane_y - o.y, d.y);
             if (tp > R(0.0) && tp < t) t = tp, plane = true;
         }
         if (!plane && id < 0) { /* the sky: a gradient over elevation */
@@ -220,8 +283,8 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
         for (int l = 0; l < nlights; l++) {
             const int L = RT_HEADER + RT_LW * l;
             rvec to = wload(L) - q;
-            const real dist = co_sqrt(dot3(to, to));
-            to = to * co_div(R(1.0), dist);
+            const real dist = rt_sqrt(dot3(to, to));
+            to = to * rt_div(R(1.0), dist);
             const real ndl = dot3(nrm, to);
             if (ndl <= R(0.0)) continue;
             if (rt_blocked(n, q, to, dist)) continue;
@@ -250,6 +313,7 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
 layout(push_constant) uniform Args { int n; float t; } args;
 CO_BUFFER(1, writeonly, real, world)
 void main() {
+    rt_fma_test(args.n);
     const int i = int(gl_GlobalInvocationID.x);
     if (i < RT_SPHERES) world[i] = scene[i];
     if (i < args.n) {
@@ -269,6 +333,7 @@ layout(push_constant) uniform Args {
 } args;
 CO_BUFFER(1, writeonly, uint, image)
 void main() {
+    rt_fma_test(args.n);
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= args.width || y >= args.rows) return;
     image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
@@ -287,6 +352,7 @@ layout(push_constant) uniform Args {
 CO_BUFFER(1, writeonly, real, world_out)
 CO_BUFFER(2, writeonly, uint, image)
 void main() {
+    rt_fma_test(args.n);
     const int lid = int(gl_LocalInvocationIndex);
     const int lsize = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y), n = args.n;
     for (int i = lid; i < RT_SPHERES; i += lsize) WD(i) = scene[i];
