@@ -60,7 +60,9 @@ static co_status compile(const char *name, const char *source, const char *defin
                                            shaderc_env_version_vulkan_1_1);
     /* shaderc's optimiser fuses a*b + c into Fma before NoContraction can be
      * marked (no_contraction): a strict shader goes to the driver as glslang
-     * wrote it, and the driver optimises it. */
+     * wrote it, and the driver optimises it. (spirv-opt -O after the marking
+     * keeps it, but the ray tracer took 1-6% longer on NVIDIA's driver so:
+     * docs/results/2026-12-03-h200-s.md.) */
     const bool strict = defines_name(defines, "CO_FP_STRICT");
     shaderc_compile_options_set_optimization_level(
         opts, strict ? shaderc_optimization_level_zero : shaderc_optimization_level_performance);
