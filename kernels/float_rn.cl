@@ -21,7 +21,8 @@
  * (a float's bits as a uint), FRN_FLOAT (back), FRN_FMA, FRN_ABS,
  * FRN_RCP(b) (about 1 / b) and FRN_RSQRT(x) (about 1 / sqrt x). GLSL's and
  * the kernel dialect's (OpenCL, NVRTC) are here; the test maps them to C's,
- * its approximations off by up to 1024 ulp. */
+ * its approximations off by up to 1024 ulp. frn_fma_double, where the
+ * includer defines FRN_TO_FLOAT, needs double. */
 #if defined(CO_GLSL)
 #define FRN_BITS floatBitsToUint
 #define FRN_FLOAT uintBitsToFloat
@@ -29,6 +30,7 @@
 #define FRN_ABS abs
 #define FRN_RCP(b) (1.0f / (b))
 #define FRN_RSQRT inversesqrt
+#define FRN_TO_FLOAT(x) float(x) /* a double rounded to float */
 #elif !defined(FRN_BITS)
 #define FRN_BITS as_uint
 #define FRN_FLOAT as_float
@@ -72,3 +74,26 @@ CO_INLINE float frn_sqrt(float x) {
      * (and likewise below). */
     return e > y1 * u ? FRN_FLOAT(b1 + 1u) : e <= -(y1 * v) ? FRN_FLOAT(b1 - 1u) : y1;
 }
+
+#ifdef FRN_TO_FLOAT
+/* fma(a, b, c) rounded once, through double, for a driver whose fma()
+ * rounds twice. a b is exact in double; s = a b + c is rounded once, and
+ * its error e is exact (TwoSum; the shader's operations are NoContraction).
+ * Rounding s to float again goes wrong only where s lands exactly on the
+ * midpoint of two floats (rounding is monotonic: it never crosses one):
+ * then e says which side the exact sum is on. */
+CO_INLINE float frn_fma_double(float a, float b, float c) {
+    const double da = a, db = b, dc = c;
+    const double p = da * db, s = p + dc;
+    const double bp = s - p, e = (p - (s - bp)) + (dc - bp);
+    float r = FRN_TO_FLOAT(s);
+    if (e != 0.0 && r != 0.0f) {
+        /* r's neighbour on e's side; the exact sum is nearer to it if s is
+         * their midpoint */
+        const float n = FRN_FLOAT(FRN_BITS(r) + ((e > 0.0) == (r > 0.0f) ? 1u : 0xFFFFFFFFu));
+        const double dr = r, dn = n;
+        if (0.5 * (dr + dn) == s) r = n;
+    }
+    return r;
+}
+#endif

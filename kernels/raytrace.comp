@@ -42,15 +42,17 @@
 #define R(x) real(x)
 #define RT_WORDS (RT_SPHERES + RT_SW * RT_NMAX) /* a multiple of 4 */
 
-/* ---- division and square root, correctly rounded ----
+/* ---- division, square root and fma, correctly rounded ----
  * In double, co_div and co_sqrt as they are. In float, without double
  * (kernels/float_rn.cl) where fma() rounds once and the operands are in
- * range, through double otherwise. rt_fused says whether fma() rounds
+ * range, through double otherwise; fma() where it rounds once, else
+ * through double (frn_fma_double). rt_fused says whether fma() rounds
  * once; rt_fma_test sets it, once per invocation, on a value the compiler
  * cannot fold (n >= 0, a push constant). */
 #if RT_DOUBLE
 #define rt_div co_div
 #define rt_sqrt co_sqrt
+#define rt_fma fma /* (rounds twice on lavapipe: the double build is not exact there) */
 #define rt_fma_test(n)
 #else
 #include "float_rn.cl"
@@ -67,6 +69,7 @@ float rt_div(float a, float b) {
         q = co_div(a, b);
     return q;
 }
+float rt_fma(float a, float b, float c) { return rt_fused ? fma(a, b, c) : frn_fma_double(a, b, c); }
 float rt_sqrt(float x) {
     float y;
     if (rt_fused && frn_sqrt_in_range(x))
@@ -131,7 +134,7 @@ dvec2 rt_sincos(double x) {
  * around (ox, oz) and a bounce above oy, from its own phase. */
 void rt_move(int i, real t, out real o[RT_SW]) {
     const int s = RT_SPHERES + RT_SW * i;
-    const real a = fma(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
+    const real a = rt_fma(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
     const real r = scene[s + RT_RADIUS];
     const dvec2 sc = rt_sincos(double(a)), sc2 = rt_sincos(double(R(2.0) * a));
     o[0] = scene[s] + scene[s + RT_ORBIT] * real(sc.y);

@@ -13,7 +13,8 @@
  * parities), a stride through the whole range, perfect squares and their
  * neighbours, the neighbours of even powers of 2. Then the same with an fma that rounds twice (a*b + c, as
  * lavapipe computes it), which must fail: that is why the shader checks
- * fma() before it takes this route.
+ * fma() before it takes this route. And frn_fma_double, fma through
+ * double for such drivers, against fmaf.
  * Usage: test_float_rn. Built with -ffp-contract=off. */
 #include <math.h>
 #include <stdbool.h>
@@ -64,6 +65,7 @@ static float test_fma(float a, float b, float c) {
 #define FRN_ABS fabsf
 #define FRN_RCP(b) perturbed(1.0f / (b))
 #define FRN_RSQRT(x) perturbed((float)(1.0 / sqrt((double)(x))))
+#define FRN_TO_FLOAT(x) ((float)(x))
 #include "float_rn.cl"
 
 static unsigned long tried, wrong;
@@ -136,8 +138,38 @@ static int range_limits(void) {
     return ok ? 0 : 1;
 }
 
+/* frn_fma_double against fmaf: random operands whose product and addend
+ * overlap, then sums that land in double exactly on a float midpoint (c
+ * plus or minus half its ulp times 1 - 2^-2j, j >= 15), where rounding
+ * twice goes wrong: that must happen there, or the cases test nothing. */
+static int fma_by_double(void) {
+    unsigned long n = 0, bad = 0, ties_twice_wrong = 0;
+    for (int i = 0; i < 2000000; i++) {
+        const bool tie = i & 1;
+        const uint e = 100 + (uint)(next() % 50);
+        float x = with_exponent((uint)next() & 1, e), y = with_exponent((uint)next() & 1, e);
+        const float z = with_exponent((uint)next() & 1, e + e - 127 + (uint)(next() % 9) - 4);
+        if (tie) {
+            const int j = 15 + (int)(next() % 8);
+            const float half_ulp = ldexpf(1, (int)(bits_of(z) >> 23 & 0xFF) - 151);
+            x = 1 + ldexpf(1, -j);
+            y = (next() & 1 ? half_ulp : -half_ulp) * (1 - ldexpf(1, -j));
+        }
+        const float want = fmaf(x, y, z), got = frn_fma_double(x, y, z);
+        n++;
+        if (tie && (float)((double)x * y + z) != want) ties_twice_wrong++;
+        if (bits_of(got) != bits_of(want) && bad++ < 5)
+            printf("FAIL fma(%a, %a, %a) through double: %a, expected %a\n", (double)x, (double)y,
+                   (double)z, (double)got, (double)want);
+    }
+    printf("fma through double: %lu of %lu wrong (rounding twice: %lu of the midpoint cases)\n",
+           bad, n, ties_twice_wrong);
+    if (!ties_twice_wrong) printf("FAIL no midpoint case where rounding twice goes wrong\n");
+    return bad || !ties_twice_wrong;
+}
+
 int main(void) {
-    int failed = range_limits();
+    int failed = range_limits() + fma_by_double();
     fma_once = true;
     static const int ulps[] = {0, 2, 8, 1024};
     for (size_t i = 0; i < sizeof ulps / sizeof ulps[0]; i++) {
