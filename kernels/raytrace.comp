@@ -8,8 +8,9 @@
  * spheres a uniform or shared copy holds). CO_FP_STRICT (always set by
  * raytrace.c): every operation NoContraction (the backend), division and
  * square root correctly rounded (co_div, co_sqrt); no dot(), which a driver
- * may fuse. sin and cos are evaluated in double here (GLSL has neither for
- * double, and its float ones are approximate).
+ * may fuse. sin and cos are evaluated in double here, as the reference does
+ * (raytrace.cl's RT_SIN; GLSL has neither for double, and its float ones
+ * are approximate).
  *
  * The world is read in 4-word vectors (a sphere is three), so each
  * ray-sphere test reads its centre and r^2 in one load; a scalar word w is

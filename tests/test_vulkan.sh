@@ -2,8 +2,9 @@
 # The Vulkan backend from the command line: its limits in `devices`, a
 # shader that does not compile (CO_ERR_BUILD: our line first, then
 # shaderc's log), the SPIR-V cache, a machine without a Vulkan driver
-# (listed as unavailable, never a crash), device specs. Skipped (77) where
-# no Vulkan device is present.
+# (listed as unavailable, never a crash), device specs, the ray tracer's
+# frames the reference's exactly. Skipped (77) where no Vulkan device is
+# present.
 # Usage: test_vulkan.sh path/to/coalesce
 CO=${1:?usage: test_vulkan.sh path/to/coalesce}
 . "$(dirname "$0")/harness.sh"
@@ -82,6 +83,18 @@ no_contraction() {
 one=$(no_contraction 1) three=$(no_contraction 3)
 [ "$one" -gt 0 ] && [ "$three" -eq $((3 * one)) ] && ok ||
     no "box_ring's NoContraction decorations: $one with PF=1, $three with PF=3 (3 times as many expected)"
+
+# The ray tracer rounds as the host's C does, so its frames are the reference's exactly (PSNR
+# inf) at any scene time, whatever the driver's fma() and float sine do: the shader's own
+# division, root, fma and sine against the reference's (raytrace.cl's RT_SIN, in double).
+for t in 0.5 10.1; do
+    for v in local global; do
+        "$CO" run raytrace --device vulkan --variant $v --width 320 --height 200 --time $t --frames 2 \
+            --reps 1 >"$tmp/out" 2>&1
+        grep -q "verified (psnr inf " "$tmp/out" && ok ||
+            no "raytrace $v at t = $t is not the reference's exactly: $(grep -m1 'verified\|WRONG\|rror' "$tmp/out")"
+    done
+done
 
 # No driver: the loader finds none; vulkan is listed as unavailable with the reason.
 VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json "$CO" devices >"$tmp/out" 2>&1
