@@ -36,8 +36,8 @@
  * its own (a block plane), so that a window reads 2 QK / QS blocks and the
  * 2 QK mod QS quads left: O(sqrt(r)) reads a quad, not O(r / 4).
  *
- * The host (src/workloads/boxfilter.c: run_quad) checks the local memory,
- * 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are
+ * The host (src/workloads/boxfilter.c: run_quad) checks and passes the
+ * local memory, 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are
  * little-endian (R the low byte), as on every device the backends open. */
 #include "boxfilter_common.cl"
 
@@ -159,13 +159,18 @@ CO_INLINE uint q_divide(uint n) {
 
 __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                                 __global const uint *CO_RESTRICT src,
-                                __global uint *CO_RESTRICT dst) {
-    /* [buffer][plane: RB, GA][row of the batch][quad]: a quad's four words
-     * one 16-byte access (a uint4 array: OpenCL aligns a uint array to 4
-     * bytes only, and NVIDIA's faults on 16-byte accesses into one). */
-    __local uint4 cs[2 * QPLANES * QPLANE];
+                                __global uint *CO_RESTRICT dst, CO_LOCAL_ARG(uint4, mem)) {
+    /* Sized at launch, not static arrays: NVIDIA OpenCL r = 16 / 64 0.386 /
+     * 0.589 ms against 0.415 / 0.699 (r = 1 / 127 0.230 / 1.007 against
+     * 0.224 / 0.982), CUDA within 1% (2026-12-03-h200-s.md).
+     * cs: [buffer][plane: RB, GA][row of the batch][quad], a quad's four
+     * words one 16-byte access (uint4: OpenCL aligns a uint array to 4
+     * bytes only, and NVIDIA's faults on 16-byte accesses into one); then
+     * (QS) blk: [row of the batch][quad], QS quads' totals from it. */
+    CO_LOCAL_ARG_MEMORY(uint4, mem);
+    CO_LOCAL_PTR uint4 *const cs = mem;
 #if QS
-    __local uint4 blk[QPLANE]; /* [row of the batch][quad]: QS quads' totals from it */
+    CO_LOCAL_PTR uint4 *const blk = mem + 2 * QPLANES * QPLANE;
 #endif
     const int t = (int)get_local_id(0);
     const int q = (int)get_group_id(0) * (QNT - 2 * QH) - QH + t;

@@ -127,6 +127,7 @@ if [ $has_opencl = 1 ]; then
     expect 1 "work-group 128x128 = 16384 work-items is over the device's maximum work-group size $max_wg" run gemm --device opencl --variant tiled --param TS=128 --size 64
     expect 1 "insufficient local resources: the kernel needs [0-9]+ bytes of local memory, over the device's [0-9]+ \(local_mem_bytes" run gemm --device opencl --variant wpt --param TS=512 --param WPT=512 --size 64
     expect 1 "over the device's maximum (work-group size|work-item size)" run gemm --device opencl --variant naive --local 8192x1 --size 64
+    expect 1 "sliding: QNT=1024 x QB=4 needs 393216 bytes of local memory, over (box_quad's limit|the device's local memory) of [0-9]+; lower QNT or QB" run boxfilter --device opencl --format rgba8 --radius 9 --width 500 --height 300 --param QUAD=1 --param QNT=1024 --param QB=4
     expect 2 "sets its work-group from its tile" run gemm --device opencl --variant tiled --local 8x8 --size 64
     # 8.5 GB per matrix, 25 GB in all: over PoCL's maximum allocation or, where PoCL reports
     # a larger one (it follows the host's free memory), over its global memory; refused before
