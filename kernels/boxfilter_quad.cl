@@ -37,8 +37,9 @@
  * 2 QK mod QS quads left: O(sqrt(r)) reads a quad, not O(r / 4).
  *
  * The host (src/workloads/boxfilter.c: run_quad) checks and passes the
- * local memory, 32 QPLANES QB QNT bytes, and 16 QB QNT more for the blocks. Words are
- * little-endian (R the low byte), as on every device the backends open. */
+ * local memory, 32 QPLANES QB QNT bytes, and 16 QB QNT more for the
+ * blocks. Words are little-endian (R the low byte), as on every device the
+ * backends open. */
 #include "boxfilter_common.cl"
 
 #ifndef QNT

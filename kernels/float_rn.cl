@@ -58,7 +58,7 @@ CO_INLINE float frn_div(float a, float b) {
     return FRN_ABS(FRN_FMA(-q2, b, a)) < FRN_ABS(e1) ? q2 : q1;
 }
 
-/* x in [2^-100, 2^101): the root's ulp and y ulp are normal floats. */
+/* x in [2^-100, 2^101): the root's ulp u and y u are normal floats. */
 CO_INLINE bool frn_sqrt_in_range(float x) { return (FRN_BITS(x) >> 23) - 27u <= 200u; }
 
 CO_INLINE float frn_sqrt(float x) {
