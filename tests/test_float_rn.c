@@ -6,15 +6,16 @@
  * there): this test is what checks them on every machine.
  *
  * The approximations FRN_RCP and FRN_RSQRT are perturbed by up to 0, 2, 8
- * and 1024 ulp (Vulkan allows 2.5 and more; at 1024 one Newton step
- * leaves the result faithful, not yet rounded, which tests the last step). Quotients: random operands over the
- * whole range, operands at the range's ends, quotients that are exact.
- * Roots: every float in [1, 4) (every significand of both exponent
- * parities), a stride through the whole range, perfect squares and their
- * neighbours, the neighbours of even powers of 2. Then the same with an fma that rounds twice (a*b + c, as
+ * and 1024 ulp (Vulkan allows 2.5 and more; at 1024 one Newton step leaves
+ * the result faithful, not yet rounded, which tests the last step).
+ * Quotients: random operands over the whole range, operands at the range's
+ * ends, quotients that are exact. Roots: every float in [1, 4) (every
+ * significand of both exponent parities), a stride through the whole
+ * range, perfect squares and their neighbours, the neighbours of even
+ * powers of 2. Then the same with an fma that rounds twice (a*b + c, as
  * lavapipe computes it), which must fail: that is why the shader checks
- * fma() before it takes this route. And frn_fma_double, fma through
- * double for such drivers, against fmaf.
+ * fma() before it takes this route. And frn_fma_double, fma through double
+ * for such drivers, against fmaf.
  * Usage: test_float_rn. Built with -ffp-contract=off. */
 #include <math.h>
 #include <stdbool.h>
