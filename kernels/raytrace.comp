@@ -70,7 +70,9 @@ float rt_div(float a, float b) {
         q = co_div(a, b);
     return q;
 }
-float rt_fma(float a, float b, float c) { return rt_fused ? fma(a, b, c) : frn_fma_double(a, b, c); }
+float rt_fma(float a, float b, float c) {
+    return rt_fused ? fma(a, b, c) : frn_fma_double(a, b, c);
+}
 float rt_sqrt(float x) {
     float y;
     if (rt_fused && frn_sqrt_in_range(x))
