@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/workload.h" /* co_rng */
+
 typedef uint32_t uint;
 
 static uint bits_of(float f) {
@@ -37,19 +39,13 @@ static float float_of(uint u) {
     return f;
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void) { /* xorshift64 */
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static co_rng rng = {88172645463325252ull};
 
 static int max_ulps;  /* the approximations' error: up to this many ulp */
 static bool fma_once; /* FRN_FMA rounds once (fmaf) or twice (a*b + c) */
 
 static float perturbed(float v) {
-    const int k = (int)(next() % (uint64_t)(2 * max_ulps + 1)) - max_ulps;
+    const int k = (int)(co_rng_next(&rng) % (uint64_t)(2 * max_ulps + 1)) - max_ulps;
     return float_of(bits_of(v) + (uint)k);
 }
 
@@ -91,19 +87,19 @@ static void check_sqrt(float x) {
 
 /* A float of sign s, biased exponent e and random significand. */
 static float with_exponent(uint s, uint e) {
-    return float_of(s << 31 | e << 23 | (uint)(next() & 0x7FFFFF));
+    return float_of(s << 31 | e << 23 | (uint)(co_rng_next(&rng) & 0x7FFFFF));
 }
 
 static void quotients(void) {
     for (int i = 0; i < 400000; i++) {
-        check_div(float_of((uint)next()), float_of((uint)next()));
-        const uint s = (uint)next();
+        check_div(float_of((uint)co_rng_next(&rng)), float_of((uint)co_rng_next(&rng)));
+        const uint s = (uint)co_rng_next(&rng);
         /* the range's ends: biased exponents 67 and 187 */
-        check_div(with_exponent(s & 1, 67 + (uint)(next() % 3) * 60),
-                  with_exponent(s >> 1 & 1, 67 + (uint)(next() % 3) * 60));
+        check_div(with_exponent(s & 1, 67 + (uint)(co_rng_next(&rng) % 3) * 60),
+                  with_exponent(s >> 1 & 1, 67 + (uint)(co_rng_next(&rng) % 3) * 60));
         /* exact quotients: a short b times a short factor */
-        const float b = float_of((uint)next() & 0xFFF00000u),
-                    f = float_of((uint)next() & 0xBFF80000u);
+        const float b = float_of((uint)co_rng_next(&rng) & 0xFFF00000u),
+                    f = float_of((uint)co_rng_next(&rng) & 0xBFF80000u);
         check_div(b * f, b);
     }
 }
@@ -118,9 +114,10 @@ static void roots(void) {
         for (int k = -3; k <= 3; k++)
             for (int t = 0; t < 64; t++) check_sqrt(float_of(bits_of(ldexpf(1, e)) + (uint)k));
     for (int i = 0; i < 200000; i++) {
-        const float r = float_of(((uint)next() & 0x3FFFF000u) | 0x20000000u); /* 12 bits */
+        const float r =
+            float_of(((uint)co_rng_next(&rng) & 0x3FFFF000u) | 0x20000000u); /* 12 bits */
         for (int k = -2; k <= 2; k++) check_sqrt(float_of(bits_of(r * r) + (uint)k));
-        check_sqrt(float_of((uint)next() & 0x7FFFFFFFu));
+        check_sqrt(float_of((uint)co_rng_next(&rng) & 0x7FFFFFFFu));
     }
 }
 
@@ -147,14 +144,16 @@ static int fma_by_double(void) {
     unsigned long n = 0, bad = 0, ties_twice_wrong = 0;
     for (int i = 0; i < 2000000; i++) {
         const bool tie = i & 1;
-        const uint e = 100 + (uint)(next() % 50);
-        float x = with_exponent((uint)next() & 1, e), y = with_exponent((uint)next() & 1, e);
-        const float z = with_exponent((uint)next() & 1, e + e - 127 + (uint)(next() % 9) - 4);
+        const uint e = 100 + (uint)(co_rng_next(&rng) % 50);
+        float x = with_exponent((uint)co_rng_next(&rng) & 1, e),
+              y = with_exponent((uint)co_rng_next(&rng) & 1, e);
+        const float z = with_exponent((uint)co_rng_next(&rng) & 1,
+                                      e + e - 127 + (uint)(co_rng_next(&rng) % 9) - 4);
         if (tie) {
-            const int j = 15 + (int)(next() % 8);
+            const int j = 15 + (int)(co_rng_next(&rng) % 8);
             const float half_ulp = ldexpf(1, (int)(bits_of(z) >> 23 & 0xFF) - 151);
             x = 1 + ldexpf(1, -j);
-            y = (next() & 1 ? half_ulp : -half_ulp) * (1 - ldexpf(1, -j));
+            y = (co_rng_next(&rng) & 1 ? half_ulp : -half_ulp) * (1 - ldexpf(1, -j));
         }
         const float want = fmaf(x, y, z), got = frn_fma_double(x, y, z);
         n++;
