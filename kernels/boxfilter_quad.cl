@@ -27,10 +27,10 @@
  * covers plus the columns at its two ends, unpacked (O(r / 4) reads, no
  * second barrier); the next three slide a column each. Sums reach
  * (2r+1)^2 255 < 2^32 (r <= 2047), divided exactly by a multiply-high and
- * two shifts (Granlund and Montgomery's 32-bit division by an invariant
- * integer; the host computes QMAGIC and QSHIFT). Past r = 127 (QL32) the
- * column sums leave the 16-bit lanes: a 32-bit sum a channel, each pixel's
- * four one uint4 of local memory (planes 0-3 its pixels, 4 the totals).
+ * a shift (q_divide; the host computes QMAGIC and QSHIFT). Past r = 127
+ * (QL32) the column sums leave the 16-bit lanes: a 32-bit sum a channel,
+ * each pixel's four one uint4 of local memory (planes 0-3 its pixels, 4 the
+ * totals).
  * From r = 32 (QS, from the host: 8 quads, 16 from r = 128) a second
  * barrier a batch lets each work-item first sum the totals of QS quads from
  * its own (a block plane), so that a window reads 2 QK / QS blocks and the
@@ -71,6 +71,9 @@
 #ifndef QS
 #define QS 0 /* quads a block of totals (0: none) */
 #endif
+#ifndef QGM
+#define QGM 0 /* q_divide by Granlund and Montgomery's three steps more */
+#endif
 
 /* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
  * rule, a word each (0: the zero border). */
@@ -105,13 +108,15 @@ CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int b
     }
 }
 
-/* A window's packed lanes (RB or GA) rounded to nearest: (s + w / 2) / w,
- * w = (2r+1)^2, as the high word of n m, m = floor(2^32 / w) + 1: n m / 2^32
- * = n / w + n d / 2^32 (0 < d <= 1), and n d / 2^32 < 2^-16 < 1 / w, less
- * than n / w's fraction leaves below the next integer, for n < 65536. The
- * lanes' bytes go to bits `shift` and shift + 16 of a pixel's word. */
-CO_INLINE uint q_round(uint s, uint hw, uint m, int shift) {
-    return (mul_hi((s & 0xFFFFu) + hw, m) << shift) | (mul_hi((s >> 16) + hw, m) << (shift + 16));
+/* A window's packed lanes (RB or GA), each its sum plus w / 2 (255 w + w /
+ * 2 < 65536 for r <= 7: the window starts from w / 2 a lane), divided by
+ * w = (2r+1)^2: the mean rounded to nearest. A lane n's quotient is the
+ * high word of n m, m = floor(2^32 / w) + 1: n m / 2^32 = n / w + n d /
+ * 2^32 (0 < d <= 1), and n d / 2^32 < 2^-16 < 1 / w, less than n / w's
+ * fraction leaves below the next integer, for n < 65536. The lanes' bytes
+ * go to bits `shift` and shift + 16 of a pixel's word. */
+CO_INLINE uint q_round(uint s, uint m, int shift) {
+    return (mul_hi(s & 0xFFFFu, m) << shift) | (mul_hi(s >> 16, m) << (shift + 16));
 }
 
 #if QWIDE
@@ -143,11 +148,19 @@ CO_INLINE void q_column(CO_LOCAL_PTR const uint4 *row, int t, int o, uint *s, bo
 
 CO_INLINE void q_add(uint *s, uint4 v) { s[0] += v.x, s[1] += v.y, s[2] += v.z, s[3] += v.w; }
 
-/* n / w rounded down, n < 2^32 (Granlund and Montgomery: QMAGIC =
- * floor(2^32 (2^l - w) / w) + 1, QSHIFT = l - 1, l = ceil(log2 w)). */
+/* n / w rounded down, n <= 255 w + w / 2 (a window's sum plus half of w):
+ * one multiply-high and a shift where a 32-bit multiplier is exact over that
+ * range (every r <= 1771; CUDA r = 16: ms against the three steps more of
+ * Granlund and Montgomery's, 2026-12-03-h200-t.md), else (QGM) theirs, exact
+ * for any n < 2^32. The host's box_quad_divisor picks and computes QMAGIC and
+ * QSHIFT. */
 CO_INLINE uint q_divide(uint n) {
     const uint t1 = mul_hi(n, (uint)QMAGIC);
+#if QGM
     return (t1 + ((n - t1) >> 1)) >> QSHIFT;
+#else
+    return t1 >> QSHIFT;
+#endif
 }
 #endif
 
@@ -255,7 +268,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
 #if QWIDE
                 /* pixel 0's window: the whole quads -QK .. QK - 1, then the
                  * columns 4 QK .. QR and -QR .. -4 QK - 1 */
-                uint s[4] = {0u, 0u, 0u, 0u};
+                uint s[4] = {hw, hw, hw, hw}; /* rounds to nearest: + w / 2 */
 #if QS
                 /* 2 QK / QS blocks, then the quads left */
 #pragma unroll
@@ -278,8 +291,8 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                         q_column(row, t, i + QR, s, false);
                         q_column(row, t, i - 1 - QR, s, true);
                     }
-                    px[i] = q_divide(s[0] + hw) | q_divide(s[1] + hw) << 8 |
-                            q_divide(s[2] + hw) << 16 | q_divide(s[3] + hw) << 24;
+                    px[i] = q_divide(s[0]) | q_divide(s[1]) << 8 | q_divide(s[2]) << 16 |
+                            q_divide(s[3]) << 24;
                 }
 #else
 #pragma unroll
@@ -293,13 +306,13 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                                 col[4 * j + 3] = s.w;
                     }
                     /* pixel i's window: columns 4 QH + i - r .. 4 QH + i + r */
-                    uint win = 0u;
+                    uint win = hw * 0x10001u; /* w / 2 a lane: rounds to nearest */
 #pragma unroll
                     for (int j = 4 * QH - QR; j <= 4 * QH + QR; j++) win += col[j];
 #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         if (i) win += col[4 * QH + i + QR] - col[4 * QH + i - 1 - QR];
-                        px[i] |= q_round(win, hw, m, 8 * plane);
+                        px[i] |= q_round(win, m, 8 * plane);
                     }
                 }
 #endif

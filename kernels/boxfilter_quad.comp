@@ -1,8 +1,7 @@
 /* Box filter, RGBA8 with windows up to r = 2047 in GLSL: the twin of
  * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
  * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS,
- * QMAGIC and QSHIFT),
- * work-groups and packed sums, so that the host (src/workloads/boxfilter.c:
+ * QMAGIC, QSHIFT, QGM), work-groups and packed sums, so that the host (src/workloads/boxfilter.c:
  * run_quad) launches it unchanged. A pixel is a 32-bit word (R the low
  * byte): no 8-bit storage; where the width is a multiple of 4, a quad is
  * one uvec4 through a second view of each buffer. */
@@ -76,9 +75,8 @@ uint q_mulhi(const uint a, const uint b) {
     umulExtended(a, b, hi, lo);
     return hi;
 }
-uint q_round(const uint s, const uint hw, const uint m, const int shift) {
-    return (q_mulhi((s & 0xFFFFu) + hw, m) << shift) |
-           (q_mulhi((s >> 16) + hw, m) << (shift + 16));
+uint q_round(const uint s, const uint m, const int shift) {
+    return (q_mulhi(s & 0xFFFFu, m) << shift) | (q_mulhi(s >> 16, m) << (shift + 16));
 }
 
 #if QWIDE
@@ -103,9 +101,13 @@ void q_column(const int row, const int t, const int o, inout uvec4 s, const bool
 #endif
     s = sub ? s - x : s + x;
 }
-uint q_divide(const uint n) {
+uint q_divide(const uint n) { /* the .cl's */
     const uint t1 = q_mulhi(n, QMAGIC);
+#if QGM
     return (t1 + ((n - t1) >> 1)) >> QSHIFT;
+#else
+    return t1 >> QSHIFT;
+#endif
 }
 #endif
 
@@ -182,7 +184,7 @@ void main() {
             for (int b = 0; b < QB && yb + b < y1; b++) {
                 uvec4 px = uvec4(0u);
 #if QWIDE
-                uvec4 s = uvec4(0u);
+                uvec4 s = uvec4(hw); /* rounds to nearest: + w / 2 */
                 const int totals = c + QTOTALS * QPLANE + b * QNT + t;
 #if QS
                 [[unroll]] for (int j = -QK; j + QS <= QK; j += QS) s += blk[b * QNT + t + j];
@@ -198,8 +200,8 @@ void main() {
                         q_column(row, t, i + QR, s, false);
                         q_column(row, t, i - 1 - QR, s, true);
                     }
-                    px[i] = q_divide(s.x + hw) | q_divide(s.y + hw) << 8 |
-                            q_divide(s.z + hw) << 16 | q_divide(s.w + hw) << 24;
+                    px[i] = q_divide(s.x) | q_divide(s.y) << 8 | q_divide(s.z) << 16 |
+                            q_divide(s.w) << 24;
                 }
 #else
                 [[unroll]] for (int plane = 0; plane < 2; plane++) {
@@ -209,11 +211,11 @@ void main() {
                         col[4 * j] = s.x, col[4 * j + 1] = s.y, col[4 * j + 2] = s.z,
                                 col[4 * j + 3] = s.w;
                     }
-                    uint win = 0u;
+                    uint win = hw * 0x10001u; /* w / 2 a lane: rounds to nearest */
                     [[unroll]] for (int j = 4 * QH - QR; j <= 4 * QH + QR; j++) win += col[j];
                     [[unroll]] for (int i = 0; i < 4; i++) {
                         if (i > 0) win += col[4 * QH + i + QR] - col[4 * QH + i - 1 - QR];
-                        px[i] |= q_round(win, hw, m, 8 * plane);
+                        px[i] |= q_round(win, m, 8 * plane);
                     }
                 }
 #endif

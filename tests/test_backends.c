@@ -175,29 +175,34 @@ static void test_box_rounding(const co_workload *wl) {
 }
 
 /* box_quad's division of a window sum by (2r+1)^2 at every radius it takes
- * it for (8..127; kernels/boxfilter_quad.cl: q_divide), done here as the
- * kernel does it: every sum a mean can come from (n < 256 w) at each side
- * of each multiple of w and at its half, against n / w. */
+ * it for (8..2047; kernels/boxfilter_quad.cl: q_divide), done here as the
+ * kernel does it, in the form the host picks: sums plus half of w (n <=
+ * 255 w + w / 2) at each side of each multiple of w and at its half,
+ * against n / w. Both forms must be taken. */
 static void test_box_quad_divisor(void) {
-    unsigned bad = 0, checked = 0;
-    for (int r = 8; r <= 127; r++) {
+    unsigned bad = 0, checked = 0, short_forms = 0, long_forms = 0;
+    for (int r = 8; r <= 2047; r++) {
         uint32_t magic;
         unsigned shift;
-        box_quad_divisor(r, &magic, &shift);
+        const bool short_form = box_quad_divisor(r, &magic, &shift);
+        short_forms += short_form, long_forms += !short_form;
         const uint32_t w = (uint32_t)((2 * r + 1) * (2 * r + 1));
         const uint32_t at[] = {0, 1, w / 2 - 1, w / 2, w / 2 + 1, w - 2, w - 1};
-        for (uint32_t k = 0; k < 256; k++)
+        for (uint32_t k = 0; k <= 255; k++)
             for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
                 const uint32_t n = k * w + at[i];
+                if (n > 255 * w + w / 2) continue; /* over the largest */
                 const uint32_t t = (uint32_t)(((uint64_t)n * magic) >> 32);
-                bad += ((t + ((n - t) >> 1)) >> shift) != n / w;
+                const uint32_t q = short_form ? t >> shift : (t + ((n - t) >> 1)) >> shift;
+                bad += q != n / w;
                 checked++;
             }
     }
-    char what[128];
-    snprintf(what, sizeof what, "box_quad's division by (2r+1)^2, r = 8..127: %u of %u wrong", bad,
-             checked);
-    check(bad == 0, what);
+    char what[160];
+    snprintf(what, sizeof what,
+             "box_quad's division by (2r+1)^2, r = 8..2047 (%u short, %u long): %u of %u wrong",
+             short_forms, long_forms, bad, checked);
+    check(bad == 0 && short_forms && long_forms, what);
 }
 
 /* The direct call co_sgemm on caller data, on every device with its default

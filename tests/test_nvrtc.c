@@ -114,7 +114,7 @@ static const struct {
     {"boxfilter_quad",
      "-DQNT=256 -DQB=1 -DBF_RADIUS=127 -DQALIGNED=0 -DQMAGIC=1 -DQSHIFT=1 -DQS=8"},
     {"boxfilter_quad",
-     "-DQNT=256 -DQB=1 -DBF_RADIUS=300 -DQALIGNED=1 -DQMAGIC=1 -DQSHIFT=1 -DQS=16"},
+     "-DQNT=256 -DQB=1 -DBF_RADIUS=300 -DQALIGNED=1 -DQMAGIC=1 -DQSHIFT=1 -DQGM=1 -DQS=16"},
     {"boxfilter_fused", "-DNT=256 -DBF_BATCH=8 -DMAXREG=56"},             /* __maxnreg__ */
     {"boxfilter_fused", "-DNT=512 -DBF_BATCH=8 -DBF_HIST=3 -DLMAX=4736"}, /* registers */
     {"boxfilter_fused", "-DBF_U8=1 -DBF_CH=4 -DNT=256 -DBF_BATCH=8 -DBF_HIST=-1"},

@@ -1040,13 +1040,28 @@ static bool quad_choice(const co_job *job) {
     return quad_fits(&q) && q.qnt - 2 * q.halo >= QUAD_MIN_STRIP;
 }
 
-void box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
-    /* l = ceil(log2 w) >= 1 (w >= 9); magic = floor(2^32 (2^l - w) / w) + 1 < 2^32 */
+bool box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
     const uint64_t w = (uint64_t)(2 * radius + 1) * (uint64_t)(2 * radius + 1);
+    const uint64_t nmax = 255 * w + w / 2; /* a window's sum plus half of w */
+    /* One multiply-high and a shift: magic = ceil(2^(32+k) / w) < 2^32, its
+     * excess e = magic w - 2^(32+k) < w; n magic / 2^(32+k) = n / w +
+     * n e / (w 2^(32+k)), which stays below the next integer while n e <
+     * 2^(32+k). The least k for which that holds at n = nmax. */
+    for (unsigned k = 0; k < 32; k++) {
+        const uint64_t two = (uint64_t)1 << (32 + k), m = (two + w - 1) / w;
+        if (m >> 32) break;
+        if (nmax * (m * w - two) < two) { /* nmax < 2^32, m w - two < w < 2^24 */
+            *magic = (uint32_t)m, *shift = k;
+            return true;
+        }
+    }
+    /* Granlund and Montgomery: l = ceil(log2 w), magic = floor(2^32 (2^l -
+     * w) / w) + 1 < 2^32, shift l - 1. */
     unsigned l = 0;
     while (((uint64_t)1 << l) < w) l++;
     *magic = (uint32_t)(((uint64_t)1 << 32) * (((uint64_t)1 << l) - w) / w + 1);
     *shift = l - 1;
+    return false;
 }
 
 /* box_quad in its group (quad_shape_of), each limit it passes named, in
@@ -1091,9 +1106,10 @@ static co_status run_quad(co_job *job) {
     if (wide) {
         uint32_t magic;
         unsigned shift;
-        box_quad_divisor(s->radius, &magic, &shift);
+        const bool short_form = box_quad_divisor(s->radius, &magic, &shift);
         snprintf(more + len, sizeof more - (size_t)len,
-                 " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u -DQS=%zu", magic, shift, q.qs);
+                 " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u -DQGM=%d -DQS=%zu", magic, shift,
+                 !short_form, q.qs);
     }
     model(s, 0, 0); /* exact sums: the model is float32's */
     co_kernel *k;

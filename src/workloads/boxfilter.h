@@ -40,10 +40,12 @@ void box_line_windows(const double *line, size_t stride, int n, int r, int borde
  * u max|in|), or -1 where its row buffers could not be allocated. */
 double box_omp(const box_problem *b, const void *in, void *out);
 
-/* box_quad's division of an RGBA8 window sum n < 2^32 by w = (2r+1)^2 (r >= 1),
- * n / w rounded down as (t + ((n - t) >> 1)) >> shift, t = mulhi(n, magic):
- * Granlund and Montgomery's constants, which the host passes its kernel. */
-void box_quad_divisor(int radius, uint32_t *magic, unsigned *shift);
+/* box_quad's division of an RGBA8 window sum plus half the divisor, n <=
+ * 255 w + w / 2, by w = (2r+1)^2 (r >= 1), rounded down: true where it is
+ * mulhi(n, magic) >> shift (every r <= 1771, most above), else false and
+ * Granlund and Montgomery's constants, (t + ((n - t) >> 1)) >> shift with
+ * t = mulhi(n, magic). The host passes them to its kernel. */
+bool box_quad_divisor(int radius, uint32_t *magic, unsigned *shift);
 
 /* The NPP anchor (src/anchors/npp.c). */
 bool box_has_npp(const co_device *dev, const char **why);
