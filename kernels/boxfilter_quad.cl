@@ -150,10 +150,10 @@ CO_INLINE void q_add(uint *s, uint4 v) { s[0] += v.x, s[1] += v.y, s[2] += v.z, 
 
 /* n / w rounded down, n <= 255 w + w / 2 (a window's sum plus half of w):
  * one multiply-high and a shift where a 32-bit multiplier is exact over that
- * range (every r <= 1771; CUDA r = 16: ms against the three steps more of
- * Granlund and Montgomery's, 2026-12-03-h200-t.md), else (QGM) theirs, exact
- * for any n < 2^32. The host's box_quad_divisor picks and computes QMAGIC and
- * QSHIFT. */
+ * range (every r <= 1771; CUDA r = 16 / 64: 0.357 / 0.525 ms against 0.363 /
+ * 0.560 with the three steps more of Granlund and Montgomery's,
+ * 2026-12-03-h200-t.md), else (QGM) theirs, exact for any n < 2^32. The
+ * host's box_quad_divisor picks and computes QMAGIC and QSHIFT. */
 CO_INLINE uint q_divide(uint n) {
     const uint t1 = mul_hi(n, (uint)QMAGIC);
 #if QGM

@@ -1108,8 +1108,8 @@ static co_status run_quad(co_job *job) {
         unsigned shift;
         const bool short_form = box_quad_divisor(s->radius, &magic, &shift);
         snprintf(more + len, sizeof more - (size_t)len,
-                 " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u -DQGM=%d -DQS=%zu", magic, shift,
-                 !short_form, q.qs);
+                 " -DQMAGIC=%" PRIu32 "u -DQSHIFT=%u -DQGM=%d -DQS=%zu", magic, shift, !short_form,
+                 q.qs);
     }
     model(s, 0, 0); /* exact sums: the model is float32's */
     co_kernel *k;
