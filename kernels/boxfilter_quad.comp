@@ -36,6 +36,9 @@
 #ifndef QS
 #define QS 0 /* quads a block of totals (0: none) */
 #endif
+#ifndef QGM
+#define QGM 0 /* q_divide by Granlund and Montgomery's three steps more */
+#endif
 
 CO_BUFFER(0, restrict readonly, uint, src)
 CO_BUFFER(1, writeonly, uint, dst)
