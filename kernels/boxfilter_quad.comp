@@ -1,10 +1,10 @@
 /* Box filter, RGBA8 with windows up to r = 2047 in GLSL: the twin of
  * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
  * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS,
- * QMAGIC, QSHIFT, QGM), work-groups and packed sums, so that the host (src/workloads/boxfilter.c:
- * run_quad) launches it unchanged. A pixel is a 32-bit word (R the low
- * byte): no 8-bit storage; where the width is a multiple of 4, a quad is
- * one uvec4 through a second view of each buffer. */
+ * QMAGIC, QSHIFT, QGM), work-groups and packed sums, so that the host
+ * (src/workloads/boxfilter.c: run_quad) launches it unchanged. A pixel is
+ * a 32-bit word (R the low byte): no 8-bit storage; where the width is a
+ * multiple of 4, a quad is one uvec4 through a second view of each buffer. */
 #include "boxfilter_common.cl"
 
 #ifndef QNT
