@@ -75,19 +75,31 @@
 #define QGM 0 /* q_divide by Granlund and Montgomery's three steps more */
 #endif
 
-/* The four pixels of quad q (pixels 4q .. 4q+3) of row y after the border
- * rule, a word each (0: the zero border). */
+/* The four pixels of quad q (pixels 4q .. 4q+3) of the image row at
+ * `row`, a word each; the quad inside the row. */
+CO_INLINE void q_at(__global const uint *CO_RESTRICT row, int q, uint *p) {
+#if QALIGNED
+    const uint4 v = CO_LOADU4(row, q);
+    p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
+#else
+    const __global uint *a = row + 4 * q;
+    p[0] = a[0], p[1] = a[1], p[2] = a[2], p[3] = a[3];
+#endif
+}
+
+/* Whether rows ya .. yz - 1 of quad q are inside the image: the border
+ * rule maps none of them. */
+CO_INLINE bool q_inside(int W, int H, int q, int ya, int yz) {
+    return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
+}
+
+/* The four pixels of quad q of row y after the border rule, a word each
+ * (0: the zero border). */
 CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int border, int q, int y,
                       uint *p) {
     const int ym = bf_map(y, H, border), x0 = 4 * q;
     if (ym >= 0 && x0 >= 0 && x0 + 4 <= W) {
-#if QALIGNED
-        const uint4 v = CO_LOADU4(src + (size_t)ym * W, q);
-        p[0] = v.x, p[1] = v.y, p[2] = v.z, p[3] = v.w;
-#else
-        const __global uint *a = src + (size_t)ym * W + x0;
-        p[0] = a[0], p[1] = a[1], p[2] = a[2], p[3] = a[3];
-#endif
+        q_at(src + (size_t)ym * W, q, p);
         return;
     }
 #pragma unroll
@@ -98,9 +110,22 @@ CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int bo
 }
 
 /* Batch yb's entering rows (yb + r ..) into e and leaving rows
- * (yb - r - 1 ..) into l. */
+ * (yb - r - 1 ..) into l: where all of them are inside the image,
+ * straight-line loads a row apart from two addresses, else row by row
+ * through the border rule. (sm_90: about 30 instructions for r = 1's four
+ * loads, not 20-40 each; 74 registers at r = 131, not 90. PoCL, 2
+ * cores, 2048x1536: 0.84-0.92x the time; 2026-12-03-h200-t.md.) */
 CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q,
                        int yb, uint e[QB][4], uint l[QB][4]) {
+    if (q_inside(W, H, q, yb - QR - 1, yb + QB + QR)) {
+        __global const uint *a = src + (size_t)(yb + QR) * W, *b = src + (size_t)(yb - QR - 1) * W;
+#pragma unroll
+        for (int i = 0; i < QB; i++, a += W, b += W) {
+            q_at(a, q, e[i]);
+            q_at(b, q, l[i]);
+        }
+        return;
+    }
 #pragma unroll
     for (int b = 0; b < QB; b++) {
         q_load(src, W, H, border, q, yb + b + QR, e[b]);
@@ -196,9 +221,13 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     uint v[QL32 ? 16 : 8];
 #pragma unroll
     for (int i = 0; i < (QL32 ? 16 : 8); i++) v[i] = 0u;
+    const bool inside = q_inside(W, H, q, y0 - QR - 1, y0 + QR); /* as in q_batch */
     for (int k = -QR - 1; k < QR; k++) {
         uint p[4];
-        q_load(src, W, H, border, q, y0 + k, p);
+        if (inside)
+            q_at(src + (size_t)(y0 + k) * W, q, p);
+        else
+            q_load(src, W, H, border, q, y0 + k, p);
 #pragma unroll
         for (int i = 0; i < 4; i++) {
 #if QL32

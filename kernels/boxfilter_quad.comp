@@ -53,23 +53,47 @@ shared uvec4 cs[2 * QPLANES * QPLANE];
 shared uvec4 blk[QPLANE]; /* [row of the batch][quad]: QS quads' totals from it */
 #endif
 
+/* The four pixels of quad q of the image row from word `row` (the .cl's
+ * q_at). */
+uvec4 q_at(const uint row, const int q) {
+#if QALIGNED
+    return src4[row / 4u + uint(q)];
+#else
+    const uint a = row + 4u * uint(q);
+    return uvec4(src[a], src[a + 1u], src[a + 2u], src[a + 3u]);
+#endif
+}
+bool q_inside(const int W, const int H, const int q, const int ya, const int yz) {
+    return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
+}
+
 /* The four pixels of quad q of row y after the border rule (0: zero). */
 uvec4 q_load(const int W, const int H, const int border, const int q, const int y) {
     const int ym = bf_map(y, H, border), x0 = 4 * q;
-    if (ym >= 0 && x0 >= 0 && x0 + 4 <= W) {
-#if QALIGNED
-        return src4[uint(ym) * uint(W / 4) + uint(q)];
-#else
-        const uint a = uint(ym) * uint(W) + uint(x0);
-        return uvec4(src[a], src[a + 1u], src[a + 2u], src[a + 3u]);
-#endif
-    }
+    if (ym >= 0 && x0 >= 0 && x0 + 4 <= W) return q_at(uint(ym) * uint(W), q);
     uvec4 p;
     [[unroll]] for (int i = 0; i < 4; i++) {
         const int xm = ym < 0 ? -1 : bf_map(x0 + i, W, border);
         p[i] = xm < 0 ? 0u : src[uint(ym) * uint(W) + uint(xm)];
     }
     return p;
+}
+
+/* Batch yb's entering and leaving rows (the .cl's q_batch). */
+void q_batch(const int W, const int H, const int border, const int q, const int yb,
+             out uvec4 e[QB], out uvec4 l[QB]) {
+    if (q_inside(W, H, q, yb - QR - 1, yb + QB + QR)) {
+        uint a = uint(yb + QR) * uint(W), b = uint(yb - QR - 1) * uint(W);
+        [[unroll]] for (int i = 0; i < QB; i++, a += uint(W), b += uint(W)) {
+            e[i] = q_at(a, q);
+            l[i] = q_at(b, q);
+        }
+        return;
+    }
+    [[unroll]] for (int i = 0; i < QB; i++) {
+        e[i] = q_load(W, H, border, q, yb + i + QR);
+        l[i] = q_load(W, H, border, q, yb + i - QR - 1);
+    }
 }
 
 /* A window's lanes rounded to nearest (the .cl's q_round). */
@@ -127,8 +151,13 @@ void main() {
 #else
     uvec4 v[2] = uvec4[2](uvec4(0u), uvec4(0u));
 #endif
+    const bool inside = q_inside(W, H, q, y0 - QR - 1, y0 + QR);
     for (int k = -QR - 1; k < QR; k++) {
-        const uvec4 p = q_load(W, H, border, q, y0 + k);
+        uvec4 p;
+        if (inside)
+            p = q_at(uint(y0 + k) * uint(W), q);
+        else
+            p = q_load(W, H, border, q, y0 + k);
 #if QL32
         [[unroll]] for (int i = 0; i < 4; i++) v[i] += q_bytes(p[i]);
 #else
@@ -141,10 +170,7 @@ void main() {
 #endif
     /* entering and leaving rows, loaded a batch ahead */
     uvec4 e[QB], l[QB];
-    [[unroll]] for (int b = 0; b < QB; b++) {
-        e[b] = q_load(W, H, border, q, y0 + b + QR);
-        l[b] = q_load(W, H, border, q, y0 + b - QR - 1);
-    }
+    q_batch(W, H, border, q, y0, e, l);
     int buf = 0;
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
         const int c = buf * QPLANES * QPLANE;
@@ -166,12 +192,7 @@ void main() {
 #endif
 #endif
         }
-        if (yb + QB < y1) {
-            [[unroll]] for (int b = 0; b < QB; b++) {
-                e[b] = q_load(W, H, border, q, yb + QB + b + QR);
-                l[b] = q_load(W, H, border, q, yb + QB + b - QR - 1);
-            }
-        }
+        if (yb + QB < y1) q_batch(W, H, border, q, yb + QB, e, l);
         barrier();
 #if QS
         if (t + QS <= QNT) {

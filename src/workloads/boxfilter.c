@@ -1473,7 +1473,7 @@ const co_workload co_workload_boxfilter = {
     .quick_sets = "width=512 height=384 radius=2",
     /* Every border x radius x format once, on sizes of 1x1 up to 103x77,
      * several narrower or shorter than the window; rows of several omp
-     * chunks; r = 256; box_quad's widest window: 62 sets. */
+     * chunks; r = 256; box_quad's widest window and its 32-bit sums: 63 sets. */
     .test_sets = "width=100 height=37 radius=0 border=clamp format=f32;"
                  "width=3 height=5 radius=1 border=clamp format=f32;"
                  "width=1 height=1 radius=2 border=clamp format=f32;"
@@ -1542,7 +1542,9 @@ const co_workload co_workload_boxfilter = {
                  "width=531 height=19 radius=256 border=clamp format=f32;"
                  "width=20 height=300 radius=256 border=reflect101 format=rgba8;"
                  /* box_quad's widest window (r mod 4 = 1 and 2: 13 and 42 above) */
-                 "width=40 height=300 radius=127 border=clamp format=rgba8",
+                 "width=40 height=300 radius=127 border=clamp format=rgba8;"
+                 /* its 32-bit column sums with rows the border rule maps none of */
+                 "width=24 height=300 radius=131 border=zero format=rgba8",
     .init = init,
     .fill = fill,
     .reference = reference,
