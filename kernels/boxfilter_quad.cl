@@ -153,18 +153,19 @@ CO_INLINE uint q_total(const uint *v, int shift) {
 }
 
 /* s (R, G, B, A) plus column o of a batch row's column sums (minus it
- * where sub), o counted from pixel 0 of work-item t's quad (-QR <= o <=
- * QR + 3, known when compiled); row: the row's first quad (plane 0). */
+ * where sub), o counted from pixel 0 of a work-item's quad (-QR <= o <=
+ * QR + 3, known when compiled); mine: that quad in the row (plane 0), so
+ * that each read is a constant offset from one address. */
 #define Q_FLOOR4(o) (((o) + 4096) / 4 - 1024) /* floor(o / 4) for o >= -4096 */
 #define Q_MOD4(o) (((o) + 4096) % 4)
-CO_INLINE void q_column(CO_LOCAL_PTR const uint4 *row, int t, int o, uint *s, bool sub) {
+CO_INLINE void q_column(CO_LOCAL_PTR const uint4 *mine, int o, uint *s, bool sub) {
 #if QL32
-    const uint4 p = row[Q_MOD4(o) * QPLANE + t + Q_FLOOR4(o)];
+    const uint4 p = mine[Q_MOD4(o) * QPLANE + Q_FLOOR4(o)];
     const uint x[4] = {p.x, p.y, p.z, p.w};
 #else
-    CO_LOCAL_PTR const uint *word = (CO_LOCAL_PTR const uint *)row;
-    const int at = 4 * (t + Q_FLOOR4(o)) + Q_MOD4(o);
-    const uint rb = word[at], ga = word[4 * QPLANE + at];
+    /* column o of the plane's words, 4 a quad: the word o from pixel 0's */
+    CO_LOCAL_PTR const uint *word = (CO_LOCAL_PTR const uint *)mine;
+    const uint rb = word[o], ga = word[4 * QPLANE + o];
     const uint x[4] = {rb & 0xFFFFu, ga & 0xFFFFu, rb >> 16, ga >> 16};
 #endif
 #pragma unroll
@@ -309,16 +310,16 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
 #pragma unroll
                 for (int j = -QK; j < QK; j++) q_add(s, c[QTOTALS * QPLANE + b * QNT + t + j]);
 #endif
-                CO_LOCAL_PTR const uint4 *row = c + b * QNT;
+                CO_LOCAL_PTR const uint4 *mine = c + b * QNT + t;
 #pragma unroll
-                for (int o = 4 * QK; o <= QR; o++) q_column(row, t, o, s, false);
+                for (int o = 4 * QK; o <= QR; o++) q_column(mine, o, s, false);
 #pragma unroll
-                for (int o = -QR; o < -4 * QK; o++) q_column(row, t, o, s, false);
+                for (int o = -QR; o < -4 * QK; o++) q_column(mine, o, s, false);
 #pragma unroll
                 for (int i = 0; i < 4; i++) {
                     if (i) {
-                        q_column(row, t, i + QR, s, false);
-                        q_column(row, t, i - 1 - QR, s, true);
+                        q_column(mine, i + QR, s, false);
+                        q_column(mine, i - 1 - QR, s, true);
                     }
                     px[i] = q_divide(s[0]) | q_divide(s[1]) << 8 | q_divide(s[2]) << 16 |
                             q_divide(s[3]) << 24;
