@@ -253,7 +253,7 @@ if [ $has_opencl = 1 ]; then
     grep -q 'uint win = (hw + w) \* 0x10001u;' "$tmp/ck/boxfilter_quad.cl" || { echo "FAIL: the box_quad edit no longer applies to kernels/boxfilter_quad.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --format rgba8 --radius 3 --width 70 --height 40 --reps 1
     # ... and its wide windows (r = 13 on PoCL): a leaving column one off is caught.
-    sed 's/q_column(row, t, i - 1 - QR, s, true)/q_column(row, t, i - 2 - QR, s, true)/' "$(dirname "$0")/../kernels/boxfilter_quad.cl" >"$tmp/ck/boxfilter_quad.cl"
+    sed 's/q_column(mine, i - 1 - QR, s, true)/q_column(mine, i - 2 - QR, s, true)/' "$(dirname "$0")/../kernels/boxfilter_quad.cl" >"$tmp/ck/boxfilter_quad.cl"
     grep -q 'i - 2 - QR, s, true' "$tmp/ck/boxfilter_quad.cl" || { echo "FAIL: the wide box_quad edit no longer applies to kernels/boxfilter_quad.cl"; fail=$((fail + 1)); }
     COALESCE_KERNEL_DIR="$tmp/ck" expect 1 "boxfilter/sliding on opencl:0: error .* is over the tolerance" run boxfilter --device opencl --variant sliding --format rgba8 --radius 13 --width 70 --height 40 --reps 1
     # The fused kernels take kernels/boxfilter_common.cl through #include (kernels.c expands
