@@ -1064,10 +1064,35 @@ bool box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
     return false;
 }
 
+/* box_quad's rows a segment, where SEG does not say. A segment's first
+ * column sums read 2r+1 rows; shorter segments, more groups. CPUs: 64, or
+ * 2 (2r+1) for wide windows. GPUs: 4/3 of a window, from 32 up to 344 rows
+ * (past r = 127 three groups of 256 quads a multiprocessor, and longer
+ * segments leave some idle). H200, 8192^2 RGBA8, CUDA, against the 64 / 2
+ * (2r+1) rows before (docs/results/2026-12-03-h200-u.md, run 2): r = 1 / 4
+ * 0.175 / 0.203 ms against 0.186 / 0.216; r = 64 / 128 / 256 0.443 / 0.585 /
+ * 0.847 against 0.510 / 0.812 / 1.132. Longer where the image would be over
+ * 65535 segments tall: CUDA's grid limit. */
+#define QUAD_GPU_MIN_SEG 32
+#define QUAD_GPU_MAX_SEG 344
+static size_t quad_segment(const co_job *job) {
+    const box_state *s = job->prob->state;
+    const size_t window = 2 * (size_t)s->radius + 1, h = (size_t)s->h;
+    size_t seg;
+    if (job->dev->info.type == CO_DEVICE_CPU) {
+        seg = s->radius > QUAD_MAX_RADIUS ? 2 * window : 64;
+    } else {
+        seg = (4 * window + 2) / 3;
+        seg = seg < QUAD_GPU_MIN_SEG   ? QUAD_GPU_MIN_SEG
+              : seg > QUAD_GPU_MAX_SEG ? QUAD_GPU_MAX_SEG
+                                       : seg;
+    }
+    if ((h + seg - 1) / seg > 65535) seg = (h + 65534) / 65535;
+    return seg;
+}
+
 /* box_quad in its group (quad_shape_of), each limit it passes named, in
- * segments of SEG rows (0: 64, or 2 (2r+1) for wide windows, whose first
- * column sums read 2r+1 rows; longer where the image is over 65535
- * segments tall: CUDA's grid limit). */
+ * segments of SEG rows (quad_segment). */
 static co_status run_quad(co_job *job) {
     box_state *s = job->prob->state;
     const bool wide = s->radius > QUAD_MAX_RADIUS;
@@ -1091,11 +1116,8 @@ static co_status run_quad(co_job *job) {
                        "sliding: a group of QNT=%zu quads leaves no strip at r = %d (its halo "
                        "is %zu quads each side); raise QNT",
                        qnt, s->radius, halo);
-    size_t seg = (size_t)co_job_param(job, "SEG");
-    if (!seg) {
-        seg = wide ? 2 * (2 * (size_t)s->radius + 1) : 64;
-        if (((size_t)s->h + seg - 1) / seg > 65535) seg = ((size_t)s->h + 65534) / 65535;
-    }
+    const size_t seg =
+        co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : quad_segment(job);
     const size_t quads = ((size_t)s->w + 3) / 4,
                  strips = (quads + qnt - 2 * halo - 1) / (qnt - 2 * halo);
     const size_t local[3] = {qnt, 1, 1},
@@ -1320,7 +1342,8 @@ static const co_param_def sliding_params[] = {
      0},
     {"SEG", 0, 0, 65536, false,
      "rows per segment, where float sums restart (0: fused, chosen "
-     "from the compute units and the radius; box_quad, 64, or 2 (2r+1) from r = 8; two passes, "
+     "from the compute units and the radius; box_quad: CPUs 64, or 2 (2r+1) from r = 8, GPUs 4 "
+     "(2r+1) / 3 within 32..344; two passes, "
      "256; a multiple of TILE there)",
      0},
     {"NT", 0, 0, 4096, false,
