@@ -115,7 +115,8 @@ CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int bo
  * through the border rule. (sm_90: about 30 instructions for r = 1's four
  * loads, not 20-40 each; 74 registers at r = 131, not 90. H200 8192^2 r =
  * 1: 0.95 / 0.91 / 0.90x the time on CUDA / NVIDIA OpenCL / Vulkan, Vulkan
- * 0.81-0.87x at r = 16-131, within 2% elsewhere; 2026-12-03-h200-u.md.) */
+ * 0.82-0.87x at r = 16-131; CUDA r = 64 and NVIDIA OpenCL r = 16 1.8%
+ * slower, the rest faster or within 1%; 2026-12-03-h200-u.md.) */
 CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q,
                        int yb, uint e[QB][4], uint l[QB][4]) {
     if (q_inside(W, H, q, yb - QR - 1, yb + QB + QR)) {
