@@ -1066,13 +1066,14 @@ bool box_quad_divisor(int radius, uint32_t *magic, unsigned *shift) {
 
 /* box_quad's rows a segment, where SEG does not say. A segment's first
  * column sums read 2r+1 rows; shorter segments, more groups. CPUs: 64, or
- * 2 (2r+1) for wide windows. GPUs: 4/3 of a window, from 32 up to 344 rows
- * (past r = 127 three groups of 256 quads a multiprocessor, and longer
- * segments leave some idle). H200, 8192^2 RGBA8, CUDA, against the 64 / 2
- * (2r+1) rows before (docs/results/2026-12-03-h200-u.md, run 2): r = 1 / 4
- * 0.175 / 0.203 ms against 0.186 / 0.216; r = 64 / 128 / 256 0.443 / 0.585 /
- * 0.847 against 0.510 / 0.812 / 1.132. Longer where the image would be over
- * 65535 segments tall: CUDA's grid limit. */
+ * 2 (2r+1) for wide windows. GPUs: 4/3 of a window, at least 32 rows and
+ * at most 344 or 2/3 of a window (past r = 127 three groups of 256 quads a
+ * multiprocessor, and longer segments leave some idle; measured to r =
+ * 256, where 344 rows are 2/3 of its window). H200, 8192^2 RGBA8, CUDA,
+ * against the 64 / 2 (2r+1) rows before (docs/results/2026-12-03-h200-u.md,
+ * run 2): r = 1 / 4 0.175 / 0.203 ms against 0.186 / 0.216; r = 64 / 128 /
+ * 256 0.443 / 0.585 / 0.847 against 0.510 / 0.812 / 1.132. Longer where
+ * the image would be over 65535 segments tall: CUDA's grid limit. */
 #define QUAD_GPU_MIN_SEG 32
 #define QUAD_GPU_MAX_SEG 344
 static size_t quad_segment(const co_job *job) {
@@ -1082,10 +1083,10 @@ static size_t quad_segment(const co_job *job) {
     if (job->dev->info.type == CO_DEVICE_CPU) {
         seg = s->radius > QUAD_MAX_RADIUS ? 2 * window : 64;
     } else {
+        const size_t most =
+            (2 * window + 1) / 3 > QUAD_GPU_MAX_SEG ? (2 * window + 1) / 3 : QUAD_GPU_MAX_SEG;
         seg = (4 * window + 2) / 3;
-        seg = seg < QUAD_GPU_MIN_SEG   ? QUAD_GPU_MIN_SEG
-              : seg > QUAD_GPU_MAX_SEG ? QUAD_GPU_MAX_SEG
-                                       : seg;
+        seg = seg < QUAD_GPU_MIN_SEG ? QUAD_GPU_MIN_SEG : seg > most ? most : seg;
     }
     if ((h + seg - 1) / seg > 65535) seg = (h + 65534) / 65535;
     return seg;
@@ -1343,7 +1344,7 @@ static const co_param_def sliding_params[] = {
     {"SEG", 0, 0, 65536, false,
      "rows per segment, where float sums restart (0: fused, chosen "
      "from the compute units and the radius; box_quad: CPUs 64, or 2 (2r+1) from r = 8, GPUs 4 "
-     "(2r+1) / 3 within 32..344; two passes, "
+     "(2r+1) / 3 within 32..max(344, 2 (2r+1) / 3); two passes, "
      "256; a multiple of TILE there)",
      0},
     {"NT", 0, 0, 4096, false,
