@@ -98,6 +98,13 @@ CO_INLINE int bf_span_weight(bf_span sp, int p, int n) {
  * with BF_VEC (hc columns): 4 (mod 32), so that the 16-byte reads of eight
  * rows at one column (a quarter-warp's) fall on distinct banks. */
 CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
+
+/* box_quad (kernels/boxfilter_quad.cl and .comp): whether rows ya .. yz - 1
+ * of quad q (pixels 4q .. 4q+3) are inside the image, so that the border
+ * rule maps none of them. */
+CO_INLINE bool q_inside(int W, int H, int q, int ya, int yz) {
+    return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
+}
 #endif
 #ifndef CO_GLSL /* the formats: kernels/boxfilter.comp has its own */
 

@@ -87,12 +87,6 @@ CO_INLINE void q_at(__global const uint *CO_RESTRICT row, int q, uint *p) {
 #endif
 }
 
-/* Whether rows ya .. yz - 1 of quad q are inside the image: the border
- * rule maps none of them. */
-CO_INLINE bool q_inside(int W, int H, int q, int ya, int yz) {
-    return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
-}
-
 /* The four pixels of quad q of row y after the border rule, a word each
  * (0: the zero border). */
 CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int border, int q, int y,

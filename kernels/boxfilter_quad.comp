@@ -63,9 +63,6 @@ uvec4 q_at(const uint row, const int q) {
     return uvec4(src[a], src[a + 1u], src[a + 2u], src[a + 3u]);
 #endif
 }
-bool q_inside(const int W, const int H, const int q, const int ya, const int yz) {
-    return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
-}
 
 /* The four pixels of quad q of row y after the border rule (0: zero). */
 uvec4 q_load(const int W, const int H, const int border, const int q, const int y) {

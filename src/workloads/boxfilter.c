@@ -1117,8 +1117,8 @@ static co_status run_quad(co_job *job) {
                        "sliding: a group of QNT=%zu quads leaves no strip at r = %d (its halo "
                        "is %zu quads each side); raise QNT",
                        qnt, s->radius, halo);
-    const size_t seg =
-        co_job_param(job, "SEG") ? (size_t)co_job_param(job, "SEG") : quad_segment(job);
+    size_t seg = (size_t)co_job_param(job, "SEG");
+    if (!seg) seg = quad_segment(job);
     const size_t quads = ((size_t)s->w + 3) / 4,
                  strips = (quads + qnt - 2 * halo - 1) / (qnt - 2 * halo);
     const size_t local[3] = {qnt, 1, 1},
