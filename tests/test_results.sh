@@ -34,9 +34,11 @@ assert "gflops" not in r["rates"] and r["flops"] is None, r' "$tmp/col.json" && 
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 assert r["flops"] is None and "gflops" not in r["rates"], r' "$tmp/box.json" && ok || no "boxfilter --json: gflops absent, not 0"
-# The box filter's table prints "-" where GFLOP/s does not apply, never 0.00.
+# The box filter's table prints "-" where GFLOP/s does not apply, never 0.00. Its GB/s
+# applies and may read 0.00 (2376 bytes: any run over 0.48 ms, one preemption on a loaded
+# machine), so the columns are matched, not every " 0.00 ".
 "$CO" bench boxfilter --device c --variant c --set "width=33 height=9 radius=2" --reps 1 >"$tmp/box.txt" 2>/dev/null &&
-    ! grep -q " 0\.00 " "$tmp/box.txt" && grep -Eq "ok +[0-9.]+ +- " "$tmp/box.txt" && ok ||
+    grep -Eq "ok +[0-9.]+ +- +[0-9.]+ " "$tmp/box.txt" && ok ||
     no "bench boxfilter: n/a printed as '-': $(cat "$tmp/box.txt")"
 "$CO" bench gemm --device c,omp --set "size=8" --reps 2 --json >"$tmp/bench.json" 2>/dev/null && valid "$tmp/bench.json" &&
     py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="bench" and len(d["results"])>=3 and [x["spec"] for x in d["meta"]["devices"]]==["c","omp"]' "$tmp/bench.json" &&
@@ -71,26 +73,35 @@ fi
 "$CO" devices -o "$tmp/d.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "devices does not take -o" "$tmp/err" && ok || no "devices -o refused"
 # Rows are kept as they end: a bench stopped by SIGINT keeps its finished rows in the file.
+# The signal goes once the first row (size 8) is in the file, so the handler is in place, and
+# four rows of 512 are left, so it stops a run: exit 130, the rows before it, none after.
 python3 - "$CO" "$tmp" <<'PY' && ok || no "bench -o interrupted: the finished rows are in the file"
 import json, os, signal, subprocess, sys, time
 co, tmp = sys.argv[1], sys.argv[2]
 path = os.path.join(tmp, "int.json")
-p = subprocess.Popen([co, "bench", "gemm", "collider", "--device", "c", "--set", "size=8", "--reps", "1",
-                      "-o", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
-    if False else subprocess.Popen([co, "bench", "gemm", "--device", "c", "--reps", "3", "-o", path],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-deadline = time.time() + 120
-while time.time() < deadline:
-    time.sleep(0.2)
-    try:
-        if len(json.load(open(path))["results"]) >= 1: break
-    except (OSError, ValueError, KeyError):
-        pass
-p.send_signal(signal.SIGINT)
-code = p.wait(timeout=120)
+err = open(os.path.join(tmp, "int.err"), "w+")
+p = subprocess.Popen([co, "bench", "gemm", "--device", "c", "--variant", "c", "--size", "8,512,512,512,512",
+                      "--reps", "3", "-o", path], stdout=subprocess.DEVNULL, stderr=err)
+try:
+    # The first row says when, not a time: loaded (ASan, another make test), it comes late.
+    rows, deadline = [], time.monotonic() + 300
+    while not rows and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        try:
+            rows = json.load(open(path))["results"]
+        except (OSError, ValueError, KeyError):
+            pass
+    assert rows and p.poll() is None, ("no row, or the bench ended first", p.returncode)
+    p.send_signal(signal.SIGINT)
+    code = p.wait(timeout=300)
+finally:
+    if p.poll() is None:
+        p.kill()
+err.seek(0)
+why = err.read()
 doc = json.load(open(path))
-assert code in (0, 130), code
-assert len(doc["results"]) >= 1 and all(r["status"] == "ok" for r in doc["results"]), doc["results"]
+assert code == 130 and "interrupted" in why, (code, why)
+assert 1 <= len(doc["results"]) < 5 and all(r["status"] == "ok" for r in doc["results"]), doc["results"]
 PY
 
 # CSV: the same columns on every row, the rates included.
