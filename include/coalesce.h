@@ -116,7 +116,8 @@ CO_API co_status co_backend_status(const co_context *ctx, size_t index, const ch
                                    bool *available, const char **reason);
 
 /* Resolve a device SPEC ("c", "omp", "opencl", "opencl:N", "opencl:cpu",
- * "opencl:gpu", "cuda", "cuda:N", "vulkan", "vulkan:N", "all", or a comma-separated list) to device
+ * "opencl:gpu", "cuda", "cuda:N", "vulkan", "vulkan:N", "opengl", "opengl:N", "all", or a
+ * comma-separated list) to device
  * indices; a device named twice is selected once. Fails with CO_ERR_INVALID
  * for a malformed SPEC or one that selects more than capacity (> 0) devices,
  * CO_ERR_UNSUPPORTED for a well-formed one that names no device here (an

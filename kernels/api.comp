@@ -9,7 +9,7 @@
 /* (int row_bytes, int rows, src, int src_stride, dst, int dst_stride) */
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
-layout(push_constant) uniform Args { int row_bytes; int rows; int src_stride; int dst_stride; } args;
+CO_ARGS uniform Args { int row_bytes; int rows; int src_stride; int dst_stride; } args;
 CO_BUFFER(0, readonly, uint8_t, src)
 CO_BUFFER(1, writeonly, uint8_t, dst)
 void main() {
@@ -21,7 +21,7 @@ void main() {
 #elif defined(ENTRY_api_pack)
 /* (int rows, int cols, src, int ld, int trans, dst): dst (rows x cols,
  * packed) = src or its transpose, leading dimension ld. */
-layout(push_constant) uniform Args { int rows; int cols; int ld; int trans; } args;
+CO_ARGS uniform Args { int rows; int cols; int ld; int trans; } args;
 CO_BUFFER(0, readonly, float, src)
 CO_BUFFER(1, writeonly, float, dst)
 void main() {
@@ -34,7 +34,7 @@ void main() {
 /* (int rows, int cols, float alpha, float beta, p, c, int ldc); BLAS's
  * rules: P is not read when alpha is 0 (the call then binds C in its
  * place), C not when beta is 0. */
-layout(push_constant) uniform Args { int rows; int cols; float alpha; float beta; int ldc; } args;
+CO_ARGS uniform Args { int rows; int cols; float alpha; float beta; int ldc; } args;
 CO_BUFFER(0, readonly, float, p)
 CO_BUFFER(1, , float, c)
 void main() {

@@ -123,7 +123,7 @@ BF_ACC bf_line(const int W, const int H, const int x, const int y, const int c, 
 #endif
 
 #if defined(ENTRY_box_naive)
-layout(push_constant) uniform Args { int W; int H; int radius; int border; } args;
+CO_ARGS uniform Args { int W; int H; int radius; int border; } args;
 /* Rows first, each a compensated sum, then their compensated sum weighted
  * as the rows' span says. */
 void main() {
@@ -142,7 +142,7 @@ void main() {
 }
 
 #elif defined(ENTRY_box_line)
-layout(push_constant) uniform Args { int W; int H; int radius; int border; int dir; } args;
+CO_ARGS uniform Args { int W; int H; int radius; int border; int dir; } args;
 void main() {
     const int W = args.W, H = args.H;
     const int i = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
@@ -155,7 +155,7 @@ void main() {
 #elif defined(ENTRY_box_transpose)
 /* src is H rows of W pixels; dst is W rows of H pixels: dst(x, y) = the row
  * sum at src(x, y). Work-groups TILE x TILE, one pixel per invocation. */
-layout(push_constant) uniform Args { int W; int H; int radius; int border; } args;
+CO_ARGS uniform Args { int W; int H; int radius; int border; } args;
 shared BF_ACC tile[TILE][TILE * BF_CH + 1]; /* +1: column reads without bank conflicts */
 void main() {
     const int W = args.W, H = args.H, radius = args.radius;
@@ -177,7 +177,7 @@ void main() {
  * TILE x SY: TILE element columns, SY segments of `seg` rows (a multiple of
  * TILE); every TILE rows the group's TILE x TILE block goes out through
  * shared memory, each transposed pixel row written contiguously. */
-layout(push_constant) uniform Args { int W; int H; int radius; int border; int seg; } args;
+CO_ARGS uniform Args { int W; int H; int radius; int border; int seg; } args;
 shared BF_ACC tile[SY][TILE][TILE + 1];
 void main() {
     const int W = args.W, H = args.H, radius = args.radius, border = args.border, seg = args.seg;
@@ -275,14 +275,14 @@ void main() {
  * box_ring's are one block sized at launch (the CO_LOCAL argument), lm
  * (twice with BF_PIPE) and then the ring at ring_at. */
 #ifdef ENTRY_box_ring
-layout(push_constant) uniform Args {
+CO_ARGS uniform Args {
     int W; int H; int radius; int border; int seg; int ring_rows; int ring_at;
 } args;
 shared BF_ACC mem[CO_LOCAL_BYTES / 4];
 #define BF_LM(i) mem[i]
 #define BF_LO(i) mem[i]
 #else
-layout(push_constant) uniform Args { int W; int H; int radius; int border; int seg; } args;
+CO_ARGS uniform Args { int W; int H; int radius; int border; int seg; } args;
 shared BF_ACC lm[LMAX];
 shared BF_ACC lo[BF_BATCH * BF_OP];
 #define BF_LM(i) lm[i]

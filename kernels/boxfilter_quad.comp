@@ -43,10 +43,10 @@
 CO_BUFFER(0, restrict readonly, uint, src)
 CO_BUFFER(1, writeonly, uint, dst)
 #if QALIGNED
-CO_BUFFER(0, restrict readonly, uvec4, src4)
-CO_BUFFER(1, writeonly, uvec4, dst4)
+CO_BUFFER_VIEW(0, restrict readonly, uvec4, src4)
+CO_BUFFER_VIEW(1, writeonly, uvec4, dst4)
 #endif
-layout(push_constant) uniform Args { int W; int H; int border; int seg; } args;
+CO_ARGS uniform Args { int W; int H; int border; int seg; } args;
 /* [buffer][plane: RB, GA, totals (QL32: pixels 0-3, totals)][row of the batch][quad] */
 shared uvec4 cs[2 * QPLANES * QPLANE];
 #if QS

@@ -36,14 +36,14 @@ int collider_cell_of(float x, float len, int cells) {
 
 #if defined(ENTRY_collider_brute) || defined(ENTRY_collider_grid)
 #ifdef ENTRY_collider_brute
-layout(push_constant) uniform Args { int n; float w, h, dt; int periodic; } args;
+CO_ARGS uniform Args { int n; float w, h, dt; int periodic; } args;
 CO_BUFFER(0, readonly, float, s)
 CO_BUFFER(1, readonly, float, pr)
 CO_BUFFER(2, writeonly, float, o)
 #define ST(k) s[k]
 #define PR(k) pr[k]
 #else
-layout(push_constant) uniform Args { int n; float w, h, dt; int periodic, ncx, ncy; } args;
+CO_ARGS uniform Args { int n; float w, h, dt; int periodic, ncx, ncy; } args;
 CO_BUFFER(0, readonly, float, g)
 CO_BUFFER(1, readonly, int, start)
 CO_BUFFER(2, readonly, int, sorted)
@@ -217,7 +217,7 @@ void main() {
 #elif defined(ENTRY_collider_bin)
 /* Cell of each ball and its rank in that cell (the order atomicAdd hands
  * out); count[] is zero before. */
-layout(push_constant) uniform Args { int n; float w, h; int ncx, ncy; } args;
+CO_ARGS uniform Args { int n; float w, h; int ncx, ncy; } args;
 CO_BUFFER(0, readonly, float, s)
 CO_BUFFER(1, writeonly, int, cell)
 CO_BUFFER(2, writeonly, int, rank)
@@ -234,7 +234,7 @@ void main() {
 #elif defined(ENTRY_collider_scatter)
 /* The balls in cell order: the id of the ball at k in sorted[k], its x, y,
  * vx, vy, r, m at k of g (6n); start[] is the exclusive scan of the counts. */
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, int, cell)
 CO_BUFFER(1, readonly, int, rank)
 CO_BUFFER(2, readonly, int, start)
@@ -253,7 +253,7 @@ void main() {
 }
 
 #elif defined(ENTRY_collider_copy)
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, float, src)
 CO_BUFFER(1, writeonly, float, dst)
 void main() {
@@ -262,7 +262,7 @@ void main() {
 }
 
 #elif defined(ENTRY_collider_clear)
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, writeonly, int, data)
 void main() {
     const int i = int(gl_GlobalInvocationID.x);
@@ -273,7 +273,7 @@ void main() {
 /* Exclusive scan of data[off .. off + n) in blocks of SCAN_BLOCK, in place
  * (groups of SCAN_WG); each block's total to data[sums_off + group],
  * scanned in turn and added back by collider_scan_add. */
-layout(push_constant) uniform Args { int n, off, sums_off; } args;
+CO_ARGS uniform Args { int n, off, sums_off; } args;
 CO_BUFFER(0, , int, data)
 #ifdef ENTRY_collider_scan
 shared int tile[SCAN_BLOCK];

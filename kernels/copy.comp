@@ -8,7 +8,7 @@
  *                 copies the scalar tail. */
 
 #if defined(ENTRY_copy_coalesced)
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, float, src)
 CO_BUFFER(1, writeonly, float, dst)
 void main() {
@@ -17,7 +17,7 @@ void main() {
 }
 
 #elif defined(ENTRY_copy_strided)
-layout(push_constant) uniform Args { int n; int row; } args;
+CO_ARGS uniform Args { int n; int row; } args;
 CO_BUFFER(0, readonly, float, src)
 CO_BUFFER(1, writeonly, float, dst)
 void main() {
@@ -35,11 +35,11 @@ void main() {
 #define VEC vec4
 #define W 4u
 #endif
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, float, src)
 CO_BUFFER(1, writeonly, float, dst)
-CO_BUFFER(0, readonly, VEC, srcv)
-CO_BUFFER(1, writeonly, VEC, dstv)
+CO_BUFFER_VIEW(0, readonly, VEC, srcv)
+CO_BUFFER_VIEW(1, writeonly, VEC, dstv)
 void main() {
     const uint i = gl_GlobalInvocationID.x, n = uint(args.n), full = n / W;
     if (i < full) dstv[i] = srcv[i];

@@ -15,7 +15,7 @@
 #endif
 #define RTS (TS / WPT)
 
-layout(push_constant) uniform Args { int M; int N; int K; } args;
+CO_ARGS uniform Args { int M; int N; int K; } args;
 CO_BUFFER(0, readonly, float, A)
 CO_BUFFER(1, readonly, float, B)
 CO_BUFFER(2, writeonly, float, C)

@@ -8,7 +8,7 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 
-layout(push_constant) uniform Args { int width; int height; } args;
+CO_ARGS uniform Args { int width; int height; } args;
 CO_BUFFER(0, readonly, uint, rgba)
 CO_BUFFER(1, writeonly, uint8_t, gray)
 

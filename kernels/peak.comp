@@ -24,7 +24,7 @@
          r_++, off_ = off_ + args.rot < args.n4 ? off_ + args.rot : off_ + args.rot - args.n4)
 
 #if defined(ENTRY_peak_copy)
-layout(push_constant) uniform Args { uint n4; uint reps; uint rot; } args;
+CO_ARGS uniform Args { uint n4; uint reps; uint rot; } args;
 CO_BUFFER(0, readonly, vec4, src)
 CO_BUFFER(1, writeonly, vec4, dst)
 void main() {
@@ -44,7 +44,7 @@ void main() {
 }
 
 #elif defined(ENTRY_peak_read)
-layout(push_constant) uniform Args { uint n4; float never; uint reps; uint rot; } args;
+CO_ARGS uniform Args { uint n4; float never; uint reps; uint rot; } args;
 CO_BUFFER(0, readonly, vec4, src)
 CO_BUFFER(1, writeonly, float, outv)
 float sum4(const vec4 v) { return (v.x + v.y) + (v.z + v.w); }
@@ -65,7 +65,7 @@ void main() {
 }
 
 #elif defined(ENTRY_peak_write)
-layout(push_constant) uniform Args { uint n4; float value; uint reps; uint rot; } args;
+CO_ARGS uniform Args { uint n4; float value; uint reps; uint rot; } args;
 CO_BUFFER(0, writeonly, vec4, dst)
 /* dst = value + pass: every pass stores other values, so none is dead. */
 void main() {
@@ -88,7 +88,7 @@ void main() {
 #else
 #define real float
 #endif
-layout(push_constant) uniform Args { int iters; float fa; float fb; } args;
+CO_ARGS uniform Args { int iters; float fa; float fb; } args;
 CO_BUFFER(0, writeonly, real, outv)
 #define PEAK_FMA8                                                                          \
     r0 = fma(r0, a, b); r1 = fma(r1, a, b); r2 = fma(r2, a, b); r3 = fma(r3, a, b);         \

@@ -316,7 +316,7 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
 /* The world at time t: header and lights copied, spheres moved; one
  * invocation per word of the header and lights, or per sphere. Arguments
  * (scene, world, int n, float t). */
-layout(push_constant) uniform Args { int n; float t; } args;
+CO_ARGS uniform Args { int n; float t; } args;
 CO_BUFFER(1, writeonly, real, world)
 void main() {
     rt_fma_test(args.n);
@@ -325,7 +325,9 @@ void main() {
     if (i < args.n) {
         real s[RT_SW];
         rt_move(i, real(args.t), s);
-        for (int k = 0; k < RT_SW; k++) world[RT_SPHERES + RT_SW * i + k] = s[k];
+        /* Unrolled: NVIDIA's OpenGL compiler gets a double array read at a
+         * variable index wrong (a motion off by far more than rounding). */
+        [[unroll]] for (int k = 0; k < RT_SW; k++) world[RT_SPHERES + RT_SW * i + k] = s[k];
     }
 }
 
@@ -334,7 +336,7 @@ void main() {
  * row row0 (the whole frame: 0 and height); image holds the band's rows.
  * Arguments (world, int n, nlights, width, height, depth, frame, row0,
  * rows, image). */
-layout(push_constant) uniform Args {
+CO_ARGS uniform Args {
     int n, nlights, width, height, depth, frame, row0, rows;
 } args;
 CO_BUFFER(1, writeonly, uint, image)
@@ -351,7 +353,7 @@ void main() {
  * (each invocation moves some), then traces from there; group (0, 0) also
  * writes its copy out. Arguments (scene, world_out, int n, nlights, width,
  * height, depth, frame, row0, rows, float t, image): a band as rt_render's. */
-layout(push_constant) uniform Args {
+CO_ARGS uniform Args {
     int n, nlights, width, height, depth, frame, row0, rows;
     float t;
 } args;
@@ -361,15 +363,25 @@ void main() {
     rt_fma_test(args.n);
     const int lid = int(gl_LocalInvocationIndex);
     const int lsize = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y), n = args.n;
-    for (int i = lid; i < RT_SPHERES; i += lsize) WD(i) = scene[i];
+    /* Whole vectors in and out of shared memory (the header and a sphere
+     * are whole vectors): NVIDIA's OpenGL compiler cannot write a double
+     * vector's component at a variable index (C9999, __setVectorIndex). */
+    for (int v = lid; v < RT_SPHERES / 4; v += lsize)
+        WV(v) = rvec4(scene[4 * v], scene[4 * v + 1], scene[4 * v + 2], scene[4 * v + 3]);
     for (int i = lid; i < n; i += lsize) {
         real s[RT_SW];
         rt_move(i, real(args.t), s);
-        for (int k = 0; k < RT_SW; k++) WD(RT_SPHERES + RT_SW * i + k) = s[k];
+        [[unroll]] for (int k = 0; k < RT_SW / 4; k++)
+            WV((RT_SPHERES + RT_SW * i) / 4 + k) =
+                rvec4(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3]);
     }
     barrier();
     if (gl_WorkGroupID.x == 0 && gl_WorkGroupID.y == 0)
-        for (int i = lid; i < RT_SPHERES + RT_SW * n; i += lsize) world_out[i] = WD(i);
+        for (int v = lid; v < (RT_SPHERES + RT_SW * n) / 4; v += lsize) {
+            const rvec4 q = WV(v);
+            world_out[4 * v] = q.x, world_out[4 * v + 1] = q.y;
+            world_out[4 * v + 2] = q.z, world_out[4 * v + 3] = q.w;
+        }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= args.width || y >= args.rows) return;
     image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =

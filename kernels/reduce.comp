@@ -32,7 +32,7 @@ void tree(const uint lid) {
 }
 
 #if defined(ENTRY_reduce_tree) || defined(ENTRY_reduce_unrolled)
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, float, x)
 CO_BUFFER(1, writeonly, float, sums)
 void main() {
@@ -54,9 +54,9 @@ void main() {
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
-layout(push_constant) uniform Args { int n; } args;
+CO_ARGS uniform Args { int n; } args;
 CO_BUFFER(0, readonly, float, x)
-CO_BUFFER(0, readonly, vec4, x4)
+CO_BUFFER_VIEW(0, readonly, vec4, x4)
 /* Written by other groups during the launch: coherent, past any cache. */
 CO_BUFFER(1, coherent, float, partials)
 layout(std430, binding = 2) coherent buffer Ticket { uint ticket; };

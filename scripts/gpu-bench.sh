@@ -16,7 +16,7 @@ out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 co=./build/coalesce
 reps=${REPS:-10}
-gpus=${GPUS:-cuda,opencl:gpu,vulkan:gpu} # vulkan:gpu: NVIDIA's Vulkan driver (gpu-env.sh)
+gpus=${GPUS:-cuda,opencl:gpu,vulkan:gpu,opengl:gpu} # NVIDIA's Vulkan and OpenGL drivers (gpu-env.sh)
 cpus=${CPUS-omp,opencl:cpu} # CPUS= leaves the CPU rows out
 host=${cpus:+,${cpus%%,*}}  # omp alone, where PoCL would take too long
 status=0

@@ -3,14 +3,15 @@
 # something is missing: compilers, CMake, the OpenCL headers and ICD loader,
 # PoCL (OpenCL on the CPU), OpenBLAS, CLBlast, stb, cJSON (result files), giflib
 # (--gif), the Vulkan loader and headers, Mesa's lavapipe (Vulkan on the CPU),
-# shaderc with the static glslang and SPIRV-Tools libraries it links with, Open
+# EGL and the OpenGL headers with Mesa's llvmpipe (OpenGL on the CPU), shaderc with the static glslang and SPIRV-Tools libraries it links with, Open
 # MPI (coalesce-mpi); for the tests python3-opencv, numpy, pytest, jsonschema, PIL
 # and chromium (the report). Elsewhere it only says what is missing; the build then leaves out
 # what it cannot find.
 set -eu
 pkgs="gcc make cmake pkg-config libomp-dev opencl-c-headers opencl-headers ocl-icd-opencl-dev
       pocl-opencl-icd clinfo libopenblas-dev libclblast-dev libstb-dev libcjson-dev libgif-dev
-      libvulkan-dev mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools vulkan-tools
+      libvulkan-dev mesa-vulkan-drivers libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+      libshaderc-dev glslang-dev spirv-tools vulkan-tools
       python3-numpy python3-pytest python3-opencv python3-jsonschema python3-pil chromium
       clang-format libopenmpi-dev openmpi-bin"
 missing=""

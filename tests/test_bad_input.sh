@@ -107,7 +107,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "unknown variant .fastest. for gemm \(use c, omp, openblas, naive, tiled" run gemm --device c --variant fastest
 - 2 "unknown variant .. for gemm \(use c, omp, openblas, naive, tiled, wpt, " run gemm --device c --variant ""
 - 2 "unknown variant .c,omp. for gemm \(use c, omp, openblas, naive, tiled, " run gemm --device c --variant c,omp
-- 3 "variant .naive. of gemm does not run on c \(it runs on opencl, cuda, vulkan\)" run gemm --device c --variant naive
+- 3 "variant .naive. of gemm does not run on c \(it runs on opencl, cuda, vulkan, opengl\)" run gemm --device c --variant naive
 - 2 "--reps must be an integer in \[1, 1000\], got .0." run gemm --device c --reps 0
 - 2 "--reps must be an integer in \[1, 1000\], got .1001." run gemm --device c --reps 1001
 - 2 "--reps must be an integer in \[1, 1000\], got .-1." run gemm --device c --reps -1

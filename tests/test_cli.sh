@@ -42,7 +42,7 @@ expect 2 "unknown option '-x'" run gemm -x
 expect 2 "unknown device 'gpu9'.*present here: c, omp" run gemm --device gpu9
 expect 3 "no device 'opencl:99' here \(present here: c, omp" run gemm --device opencl:99
 expect 2 "unknown variant 'fastest' for gemm \(use c, omp" run gemm --device c --variant fastest
-expect 3 "variant 'naive' of gemm does not run on c \(it runs on opencl, cuda, vulkan\)" run gemm --device c --variant naive
+expect 3 "variant 'naive' of gemm does not run on c \(it runs on opencl, cuda, vulkan, opengl\)" run gemm --device c --variant naive
 expect 2 "option --m needs a value" run gemm --m
 expect 2 "--m must be a positive integer, got 'abc'" run gemm --device c --m abc
 expect 2 "--n must be at least 1, got 0" run gemm --device c --n 0

@@ -1,15 +1,16 @@
-/* What the Vulkan backend's shader compiler (src/backend/vulkan/shaderc.c)
+/* What the GLSL backends' shader compiler (src/backend/glsl/shaderc.c)
  * hands the driver, read from the SPIR-V itself (no device needed):
  * -DCO_FP_STRICT leaves no float operation a driver may contract (each one
  * NoContraction, none fused into Fma by shaderc's optimiser), the module
- * stays valid where the decorations were added, and a GLSL twin that
- * #includes a .cl header of defines builds. */
+ * stays valid where the decorations were added, a GLSL twin that
+ * #includes a .cl header of defines builds, and what the backends read of
+ * a module for a launch, for Vulkan and OpenGL alike. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/workload.h"
 
 static int failures;
@@ -65,7 +66,8 @@ static facts compile(const char *source, const char *entry, const char *defines,
     void *spirv = NULL;
     size_t size = 0;
     facts f = {0};
-    *ok = co_glsl_compile("raytrace", source, defines, entry, &spirv, &size) == CO_OK;
+    *ok =
+        co_glsl_compile(CO_GLSL_VULKAN, "raytrace", source, defines, entry, &spirv, &size) == CO_OK;
     if (!*ok) printf("     %s\n", co_last_error());
     if (*ok) f = read_module(spirv, size / 4);
     free(spirv);
@@ -108,6 +110,63 @@ int main(void) {
                          f.uniform_vars);
                 check(ok && f.uniform_vars == (size_t)(space == 1), what);
             }
+        }
+    /* What the launch reads of a module, for both targets: OpenGL's storage
+     * buffers are Uniform BufferBlocks (SPIR-V 1.0) and must not count as
+     * uniform blocks; the group's and CO_LOCAL's specialisation constants
+     * that the optimiser kept (OpenGL refuses any other); gl_NumWorkGroups. */
+    /* (A strict module is not optimised: it keeps CO_LOCAL_BYTES. copy_vec4
+     * reads and writes its buffers as floats (the tail) and as vec4s: both
+     * at bindings 0 and 1 on Vulkan; on OpenGL, CO_BUFFER_VIEW moves the
+     * vec4 views to 18 and 19. 0: not checked.) */
+    static const struct {
+        const char *source, *entry, *defines;
+        uint32_t uniform, spec_ids;
+        bool num_groups;
+        uint64_t storage[2]; /* Vulkan, OpenGL */
+    } reads[] = {
+        {"raytrace",
+         "rt_render",
+         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=1 -DRT_NMAX=3",
+         1,
+         15,
+         false,
+         {0, 0}},
+        {"raytrace",
+         "rt_render",
+         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=0 -DRT_NMAX=3",
+         0,
+         15,
+         false,
+         {0, 0}},
+        {"copy", "copy_vec4", "", 0, 7, false, {3, 3 | 3ull << 18}},
+        {"dispatch", "dispatch_ids", "", 0, 7, true, {0, 0}},
+    };
+    for (size_t r = 0; r < sizeof reads / sizeof *reads; r++)
+        for (int t = 0; t < 2; t++) {
+            char *src = co_shader_source(reads[r].source);
+            void *spirv = NULL;
+            size_t size = 0;
+            const co_glsl_target target = t ? CO_GLSL_OPENGL : CO_GLSL_VULKAN;
+            const bool ok = src && co_glsl_compile(target, reads[r].source, src, reads[r].defines,
+                                                   reads[r].entry, &spirv, &size) == CO_OK;
+            const uint32_t uniform = ok ? co_spirv_uniform_bindings(spirv, size) : 99;
+            const uint32_t ids = ok ? co_spirv_spec_ids(spirv, size) : 99;
+            const bool groups = ok && co_spirv_reads_num_groups(spirv, size);
+            const uint64_t storage = ok ? co_spirv_storage_bindings(spirv, size) : 0;
+            snprintf(what, sizeof what,
+                     "%s %s [%s] for %s: uniform bindings 0x%x, storage 0x%llx, specialisation "
+                     "constants 0x%x, %s gl_NumWorkGroups",
+                     reads[r].source, reads[r].entry, reads[r].defines, t ? "OpenGL" : "Vulkan",
+                     uniform, (unsigned long long)storage, ids, groups ? "reads" : "does not read");
+            /* OpenGL's modules have CO_ARGS and CoBase as uniform blocks too,
+             * at bindings 16 and 17, past the mask's. */
+            check(ok && uniform == reads[r].uniform && (ids & 15) == reads[r].spec_ids &&
+                      groups == reads[r].num_groups &&
+                      (!reads[r].storage[t] || storage == reads[r].storage[t]),
+                  what);
+            free(spirv);
+            free(src);
         }
     free(source);
     char cmd[128];

@@ -89,7 +89,7 @@ static const char usage[] =
     "  tune --list | --export FILE | --import FILE   the tuning database\n"
     "options:\n"
     "  --device SPEC     c, omp, opencl, opencl:N, opencl:cpu, opencl:gpu, cuda, cuda:N,\n"
-    "                    vulkan, vulkan:N, all,\n"
+    "                    vulkan, vulkan:N, opengl, opengl:N, all,\n"
     "                    or a comma-separated list, a device named twice run once\n"
     "                    (run: default opencl, else omp; bench, peak: all)\n"
     "  --variant V[,V]   variant(s) to run (run: the device's default; bench: all)\n"

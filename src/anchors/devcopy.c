@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend/vulkan/vulkan_access.h"
 #include "workloads/copy.h"
 
 #ifdef COALESCE_HAVE_OPENCL
@@ -100,14 +99,14 @@ co_status copy_run_api(co_job *job) {
 #ifdef COALESCE_HAVE_CUDA
     if (on == CO_ON_CUDA) return cuda_copy(job, dst, src, bytes);
 #endif
-    if (on == CO_ON_VULKAN) { /* vkCmdCopyBuffer between timestamps */
+    if (job->dev->backend->copy) { /* vkCmdCopyBuffer, glCopyNamedBufferSubData */
         double ms = 0;
-        co_status st = co_vulkan_copy(job->dev, dst, src, bytes, &ms);
+        co_status st = job->dev->backend->copy(job->dev, dst, src, bytes, &ms);
         if (!st) co_job_add_time(job, ms);
         return st;
     }
     (void)src, (void)dst, (void)bytes, (void)on;
     return co_fail(CO_ERR_UNSUPPORTED,
-                   "copy/api runs on OpenCL, CUDA and Vulkan devices (this is %s)",
+                   "copy/api runs on OpenCL, CUDA, Vulkan and OpenGL devices (this is %s)",
                    job->dev->info.spec);
 }

@@ -12,7 +12,8 @@ typedef struct co_program co_program; /* a built kernel source, defined by the b
 typedef struct co_kernel co_kernel;   /* one entry point of a program */
 typedef struct co_pinned co_pinned;   /* page-locked host memory, defined by the backend */
 
-typedef struct co_img co_img; /* a 2D image read through the texture path (optional) */
+typedef struct co_img co_img;             /* a 2D image read through the texture path (optional) */
+typedef struct co_glsl_caps co_glsl_caps; /* a GLSL device's shader capabilities (glsl/glsl.h) */
 
 /* CO_ARG_LOCAL: `bytes` of local memory for the kernel parameter declared
  * CO_LOCAL_ARG(T, name) (kernels/dialect.h), at most one per kernel (CUDA
@@ -124,6 +125,14 @@ typedef struct co_backend {
     co_status (*kernel_resources)(co_device *dev, co_program *prog, co_kernel *k,
                                   const size_t local[3], size_t dynamic_local,
                                   co_il_resources *out);
+
+    /* Optional: dst = src (bytes of them) by the API's own copy, its
+     * device time in *ms (copy's `api` anchor where the workload has no
+     * call of its own for the backend). */
+    co_status (*copy)(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms);
+    /* The GLSL backends (vulkan, opengl): the device's shader capabilities
+     * (co_glsl_device). NULL: the backend runs no GLSL. */
+    const co_glsl_caps *(*glsl)(const co_device *dev);
 } co_backend;
 
 /* One compiled program, kept per device and define set. */
@@ -202,5 +211,6 @@ const co_backend *co_backend_omp(void);
 const co_backend *co_backend_opencl(void);
 const co_backend *co_backend_cuda(void);
 const co_backend *co_backend_vulkan(void);
+const co_backend *co_backend_opengl(void);
 
 #endif

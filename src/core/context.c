@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/glsl/glsl.h"
 
-#define MAX_BACKENDS 5
+#define MAX_BACKENDS 6
 
 struct co_context {
     co_device **devices; /* stable addresses: jobs keep pointers */
@@ -46,8 +47,9 @@ co_status co_context_create(co_context **out) {
     *out = NULL;
     co_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return co_fail(CO_ERR_NOMEM, "out of host memory creating a context");
-    const co_backend *all[MAX_BACKENDS] = {co_backend_c(), co_backend_omp(), co_backend_opencl(),
-                                           co_backend_cuda(), co_backend_vulkan()};
+    const co_backend *all[MAX_BACKENDS] = {co_backend_c(),      co_backend_omp(),
+                                           co_backend_opencl(), co_backend_cuda(),
+                                           co_backend_vulkan(), co_backend_opengl()};
     for (size_t i = 0; i < MAX_BACKENDS; i++) {
         ctx->backends[i].name = all[i]->name;
         co_status st = all[i]->probe(ctx);
@@ -111,6 +113,10 @@ co_device *co_context_device(const co_context *ctx, size_t index) {
     return ctx && index < ctx->ndevices ? ctx->devices[index] : NULL;
 }
 
+const co_glsl_caps *co_glsl_device(const co_device *dev) {
+    return dev && dev->backend->glsl ? dev->backend->glsl(dev) : NULL;
+}
+
 size_t co_backend_count(const co_context *ctx) {
     if (!ctx) {
         co_fail(CO_ERR_INVALID, "co_backend_count: ctx is NULL");
@@ -162,10 +168,11 @@ static co_status no_device(const co_context *ctx, const char *term, bool well_fo
     list_specs(ctx, specs, sizeof specs);
     if (well_formed)
         return co_fail(CO_ERR_UNSUPPORTED, "no device '%s' here (present here: %s)", term, specs);
-    return co_fail(CO_ERR_INVALID,
-                   "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
-                   "opencl:gpu, cuda, cuda:N, vulkan, vulkan:N (present here: %s)",
-                   term, specs);
+    return co_fail(
+        CO_ERR_INVALID,
+        "unknown device '%s': use all, c, omp, opencl, opencl:N, opencl:cpu, "
+        "opencl:gpu, cuda, cuda:N, vulkan, vulkan:N, opengl, opengl:N (present here: %s)",
+        term, specs);
 }
 
 /* One term of a SPEC: "all", "c", "opencl", "opencl:2", "opencl:gpu". */

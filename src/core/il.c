@@ -405,7 +405,7 @@ static co_status check_variant(const co_device *dev, const co_run_config *cfg, c
                            "anchor coalesce compares with): there is no kernel of coalesce's to "
                            "show",
                            v->name, wl->name);
-    if (v && !(v->on & (CO_ON_DEVICE | CO_ON_VULKAN)))
+    if (v && !(v->on & (CO_ON_DEVICE | CO_ON_GLSL)))
         return co_fail(CO_ERR_UNSUPPORTED,
                        "variant '%s' of %s runs on the host: its code is the "
                        "host compiler's (see it with 'objdump -d build/libcoalesce.so' or "

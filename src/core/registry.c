@@ -93,7 +93,7 @@ unsigned co_device_on(const co_device *dev) {
     if (strcmp(b, "omp") == 0) return CO_ON_OMP;
     if (strcmp(b, "opencl") == 0) return CO_ON_OPENCL;
     if (strcmp(b, "cuda") == 0) return CO_ON_CUDA;
-    if (strcmp(b, "vulkan") == 0) return CO_ON_VULKAN;
+    if (strcmp(b, "vulkan") == 0 || strcmp(b, "opengl") == 0) return CO_ON_GLSL;
     return 0;
 }
 
@@ -169,10 +169,11 @@ const char *co_workload_anchor(const char *workload, const char *backend) {
     static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
     const co_workload *wl = named("co_workload_anchor", workload);
     if (!wl) return NULL;
+    if (backend && strcmp(backend, "opengl") == 0) backend = "vulkan"; /* GLSL, as it is */
     for (unsigned b = 0; backend && b < CO_NBACKENDS; b++)
         if (strcmp(names[b], backend) == 0) return wl->anchors[b];
     co_fail(CO_ERR_INVALID,
-            "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda, vulkan)",
+            "co_workload_anchor: %s backend '%s' (use c, omp, opencl, cuda, vulkan, opengl)",
             backend ? "unknown" : "NULL", backend ? backend : "");
     return NULL;
 }

@@ -128,7 +128,7 @@ co_status co_job_kernel(co_job *job, const char *source, const char *entry, cons
     for (size_t i = 0; i < dev->nprograms; i++)
         if (strcmp(dev->programs[i].key, key) == 0) found = &dev->programs[i];
     if (!found) {
-        const bool glsl = co_device_on(dev) == CO_ON_VULKAN;
+        const bool glsl = co_device_on(dev) == CO_ON_GLSL;
         char *text = glsl ? co_shader_source(source) : co_kernel_source(source);
         if (!text)
             return co_fail(CO_ERR_BUILD, "no kernel source '%s%s'", source, glsl ? ".comp" : ".cl");
@@ -377,7 +377,7 @@ static void names_of(const co_workload *wl, char *out, size_t len, bool variants
 }
 
 static void backends_of(unsigned on, char *out, size_t len) {
-    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan"};
+    static const char *const names[CO_NBACKENDS] = {"c", "omp", "opencl", "cuda", "vulkan, opengl"};
     size_t used = 0;
     out[0] = 0;
     for (unsigned b = 0; b < CO_NBACKENDS && used < len; b++)

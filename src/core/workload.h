@@ -17,10 +17,14 @@ enum {
     CO_ON_OMP = 2,
     CO_ON_OPENCL = 4,
     CO_ON_CUDA = 8,
-    CO_ON_VULKAN = 16, /* a GLSL shader kernels/<source>.comp, entry by -DENTRY_<entry> */
+    /* a GLSL shader kernels/<source>.comp, entry by -DENTRY_<entry>: the
+     * vulkan and the opengl backend */
+    CO_ON_GLSL = 16,
     CO_ON_DEVICE = CO_ON_OPENCL | CO_ON_CUDA /* one kernel source for both */
 };
-#define CO_NBACKENDS 5 /* the CO_ON_* bits above, in order: c, omp, opencl, cuda, vulkan */
+/* The CO_ON_* bits above, in order: c, omp, opencl, cuda, glsl (a workload's
+ * defaults[] and anchors[] for glsl hold for vulkan and opengl alike). */
+#define CO_NBACKENDS 5
 
 /* A tunable: its name, default, allowed range. Device limits (work-group
  * size, local memory) are checked when the variant computes its launch. */

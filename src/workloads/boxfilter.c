@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/image.h"
 #include "core/workload.h"
 #include "workloads/boxfilter.h"
@@ -480,7 +480,7 @@ static co_status run_omp(co_job *job) {
  * byte elements had 4. */
 static bool fused_px4(const co_job *job) {
     const box_state *s = job->prob->state;
-    if (!s->fmt->u8 || s->ch != 4 || co_vulkan_is_device(job->dev)) return false;
+    if (!s->fmt->u8 || s->ch != 4 || co_glsl_device(job->dev)) return false;
     const long px4 = co_job_param(job, "PX4"); /* read only where it applies: the tuner's space */
     if (px4 == 2) return false;
     return px4 == 1 || (job->dev->info.type != CO_DEVICE_CPU && s->radius >= 16);
@@ -498,8 +498,8 @@ static size_t fused_acc(const co_job *job) { return fused_px4(job) ? 16 : 4; }
 static co_status kernel_for(co_job *job, const char *entry, int first, int final, const char *more,
                             co_kernel **k) {
     const box_state *s = job->prob->state;
-    const bool glsl = co_vulkan_is_device(job->dev), quad = !strcmp(entry, "box_quad");
-    if (glsl && s->fmt->u8 && !quad && !co_vulkan_has_int8(job->dev))
+    const bool glsl = co_glsl_device(job->dev) != NULL, quad = !strcmp(entry, "box_quad");
+    if (glsl && s->fmt->u8 && !quad && !co_glsl_device(job->dev)->int8)
         return co_fail(CO_ERR_UNSUPPORTED,
                        "boxfilter --format %s on %s: the device has no 8-bit storage buffers "
                        "(storageBuffer8BitAccess, shaderInt8); --format f32 runs",
@@ -734,7 +734,7 @@ static bool ring_vec(const co_job *job, size_t part, size_t vec_part) {
     /* (Vulkan: GLSL has no float4 view of a float shared array, so box_ring's
      * GLSL twin has no BF_VEC.) */
     return vec != 2 && !s->fmt->u8 && s->ch == 1 && part % 4 == 0 && ring_compiled(job) &&
-           (vec == 1 || part <= vec_part) && !co_vulkan_is_device(job->dev);
+           (vec == 1 || part <= vec_part) && !co_glsl_device(job->dev);
 }
 
 /* Whether the fused pass keeps the window's leaving rows in registers
@@ -1033,7 +1033,7 @@ static bool quad_choice(const co_job *job) {
     if (s->radius <= QUAD_MAX_RADIUS) return true;
     const long quad = co_job_param(job, "QUAD"); /* read only where it applies: the tuner's space */
     if (quad != 0) return quad == 1;
-    if (job->dev->info.type == CO_DEVICE_CPU && co_vulkan_is_device(job->dev))
+    if (job->dev->info.type == CO_DEVICE_CPU && co_glsl_device(job->dev))
         return s->radius <= QUAD_WIDE_LAVAPIPE_RADIUS;
     quad_shape q;
     quad_shape_of(job, &q);
@@ -1429,15 +1429,15 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "naive",
      .summary = "one work-item per element sums its whole window",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .run = run_naive},
     {.name = "separable",
      .summary = "horizontal pass, vertical pass, intermediate buffer",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .run = run_separable},
     {.name = "transpose",
      .summary = "each pass writes transposed: both read along rows",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(transpose_params),
      .run = run_transpose,
      .test_params = "TILE=8",
@@ -1449,7 +1449,7 @@ static const co_variant variants[] = {
      .run = run_image},
     {.name = "sliding",
      .summary = "running sums, O(1) per pixel: one fused pass (or two transposed)",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(sliding_params),
      .run = run_sliding,
      /* QUAD=2 on the fused passes' sets: RGBA8 windows take box_quad by

@@ -205,7 +205,7 @@ static const co_variant variants[] = {
     {.name = "omp", .summary = "the groups over all cores", .on = CO_ON_OMP, .run = run_omp},
     {.name = "ids",
      .summary = "each work-item writes its ids (seed 002)",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .run = run_ids},
 };
 

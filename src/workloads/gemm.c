@@ -381,8 +381,8 @@ static co_status run_reg2d(co_job *job) {
     gemm_operands op = problem_operands(job);
     /* (Vulkan's reg2d loads floats: nothing to gain there.) PACK is read
      * only where it applies: elsewhere the tuner leaves it alone. */
-    const bool pack = (s->k % 4 || s->n % 4) && co_device_on(job->dev) != CO_ON_VULKAN &&
-                      co_job_param(job, "PACK");
+    const bool pack =
+        (s->k % 4 || s->n % 4) && co_device_on(job->dev) != CO_ON_GLSL && co_job_param(job, "PACK");
     const size_t local[2] = {(size_t)(tsn / wptn), (size_t)(tsm / wptm)};
     co_status st = co_job_fixed_local(job, local, "its tile");
     if (!st && pack) st = pack_operands(job, &op);
@@ -616,24 +616,24 @@ static const co_variant variants[] = {
      .run = gemm_run_openblas},
     {.name = "naive",
      .summary = "one work-item per element, global memory only",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .run = run_naive,
      .test_params = NULL},
     {.name = "tiled",
      .summary = "TS x TS tiles in local memory",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(tiled_params),
      .run = run_tiled,
      .test_params = "TS=8;TS=32"},
     {.name = "wpt",
      .summary = "tiles + WPT outputs per work-item",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(wpt_params),
      .run = run_wpt,
      .test_params = "TS=16 WPT=4;TS=64 WPT=16"},
     {.name = "reg2d",
      .summary = "2D register blocking, vector loads",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(reg2d_params),
      .host_params = "PACK",
      .run = run_reg2d,

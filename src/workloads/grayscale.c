@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/image.h"
 #include "core/workload.h"
 
@@ -200,9 +200,10 @@ static co_status run_uncoalesced(co_job *job) {
     return launch(job, "gray_uncoalesced", 1, global, local);
 }
 
-/* Vulkan writes the gray bytes through 8-bit storage. */
+/* A GLSL shader writes the gray bytes through 8-bit storage. */
 static bool gray_bytes(const co_device *dev, const char **why) {
-    if (!co_vulkan_is_device(dev) || co_vulkan_has_int8(dev)) return true;
+    const co_glsl_caps *glsl = co_glsl_device(dev);
+    if (!glsl || glsl->int8) return true;
     *why = "the device has no 8-bit storage buffers (storageBuffer8BitAccess, shaderInt8)";
     return false;
 }
@@ -218,12 +219,12 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "coalesced",
      .summary = "one work-item per pixel, 16x16 groups",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .available = gray_bytes,
      .run = run_coalesced},
     {.name = "uncoalesced",
      .summary = "one work-item per row, walking along it",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .available = gray_bytes,
      .run = run_uncoalesced},
 };

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/image.h"
 #include "core/workload.h"
 
@@ -668,10 +668,12 @@ static void destroy(co_problem *p) {
     p->state = NULL;
 }
 
-/* Vulkan rounds its divisions and square roots through double (co_div). */
+/* The GLSL shader rounds its divisions and square roots through double
+ * (co_div). */
 static bool rt_doubles(const co_device *dev, const char **why) {
-    if (!co_vulkan_is_device(dev) || co_vulkan_has_fp64(dev)) return true;
-    *why = "the ray tracer on Vulkan rounds through double: the device has no shaderFloat64";
+    const co_glsl_caps *glsl = co_glsl_device(dev);
+    if (!glsl || glsl->fp64) return true;
+    *why = "the ray tracer's shader rounds through double: the device has no shaderFloat64";
     return false;
 }
 
@@ -686,17 +688,17 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "global",
      .summary = "one pixel per work-item, scene in global memory",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .available = rt_doubles,
      .run = run_global},
     {.name = "constant",
      .summary = "scene in constant memory",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .available = rt_doubles,
      .run = run_constant},
     {.name = "local",
      .summary = "spheres animated into local memory per work-group",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      .available = rt_doubles,
      .run = run_local},
 };

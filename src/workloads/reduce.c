@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/workload.h"
 
 #ifdef _OPENMP
@@ -232,9 +232,10 @@ static co_status run_shuffle(co_job *job) { return single(job, "reduce_shuffle")
 static co_status run_subgroup(co_job *job) { return single(job, "reduce_subgroup"); }
 
 static bool has_subgroup_add(const co_device *dev, const char **why) {
-    const unsigned need = CO_VK_SUBGROUP_BASIC | CO_VK_SUBGROUP_ARITHMETIC;
-    if ((co_vulkan_subgroup_ops(dev) & need) == need) return true;
-    *why = "the device has no subgroup arithmetic in compute shaders";
+    const unsigned need = CO_GLSL_SUBGROUP_BASIC | CO_GLSL_SUBGROUP_ARITHMETIC;
+    const co_glsl_caps *glsl = co_glsl_device(dev);
+    if (glsl && (glsl->subgroup_ops & need) == need) return true;
+    *why = "the device has no subgroup arithmetic in compute shaders (OpenGL: none in SPIR-V 1.0)";
     return false;
 }
 
@@ -254,19 +255,19 @@ static const co_variant variants[] = {
      .run = run_omp},
     {.name = "tree",
      .summary = "work-group tree in local memory, barriers",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(wg_params),
      .run = run_tree,
      .test_params = "WG=32;WG=512"},
     {.name = "unrolled",
      .summary = "first add during load, steps unrolled",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(wg_params),
      .run = run_unrolled,
      .test_params = "WG=32;WG=1024"},
     {.name = "multi",
      .summary = "grid-stride float4 loads; the last group sums the partials",
-     .on = CO_ON_DEVICE | CO_ON_VULKAN,
+     .on = CO_ON_DEVICE | CO_ON_GLSL,
      CO_PARAMS(grid_params),
      .run = run_multi,
      .test_params = "WG=32 GROUPS=200;WG=64 GROUPS=1;WG=128 GROUPS=7"},
@@ -278,7 +279,7 @@ static const co_variant variants[] = {
      .test_params = "WG=32 GROUPS=200;WG=1024 GROUPS=7"},
     {.name = "subgroup",
      .summary = "multi with subgroupAdd for the group's sum (Vulkan)",
-     .on = CO_ON_VULKAN,
+     .on = CO_ON_GLSL,
      CO_PARAMS(grid_params),
      .available = has_subgroup_add,
      .run = run_subgroup,

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 #include "core/workload.h"
 
 /* ---- the loader: entry points resolved by name ------------------------ */
@@ -174,7 +174,7 @@ static bool loader_open(void) {
 
 /* ---- objects ----------------------------------------------------------- */
 
-enum { STAGING_BYTES = 64 << 20, MAX_BINDINGS = 16, MAX_PUSH = 32, MAX_PIPES = 8 };
+enum { STAGING_BYTES = 64 << 20, MAX_BINDINGS = CO_GLSL_MAX_BINDINGS, MAX_PIPES = 8 };
 
 typedef struct vk_device {
     VkPhysicalDevice phys;
@@ -194,8 +194,7 @@ typedef struct vk_device {
     void *staging_ptr;
     uint32_t max_groups[3];
     uint32_t max_push, max_uniform;
-    unsigned subgroup_size, subgroup_ops;
-    bool int8, fp64;
+    co_glsl_caps caps;
     /* VK_KHR_pipeline_executable_properties, where the driver has it (il) */
     PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutableProperties;
     PFN_vkGetPipelineExecutableStatisticsKHR GetPipelineExecutableStatistics;
@@ -228,27 +227,10 @@ struct co_kernel {
     char entry[];
 };
 
-/* A source and its defines; a module per entry point, compiled on lookup. */
-struct co_program {
-    char *name, *source, *defines;
-    co_kernel **kernels; /* each allocated alone: pointers stay valid */
-    size_t nkernels;
-};
-
 static const co_backend vulkan_backend;
 
-bool co_vulkan_is_device(const co_device *dev) { return dev && dev->backend == &vulkan_backend; }
-unsigned co_vulkan_subgroup_ops(const co_device *dev) {
-    return co_vulkan_is_device(dev) ? ((const vk_device *)dev->impl)->subgroup_ops : 0;
-}
-unsigned co_vulkan_subgroup_size(const co_device *dev) {
-    return co_vulkan_is_device(dev) ? ((const vk_device *)dev->impl)->subgroup_size : 0;
-}
-bool co_vulkan_has_int8(const co_device *dev) {
-    return co_vulkan_is_device(dev) && ((const vk_device *)dev->impl)->int8;
-}
-bool co_vulkan_has_fp64(const co_device *dev) {
-    return co_vulkan_is_device(dev) && ((const vk_device *)dev->impl)->fp64;
+static const co_glsl_caps *glsl_caps(const co_device *dev) {
+    return &((const vk_device *)dev->impl)->caps;
 }
 
 /* ---- commands: record, submit, wait ------------------------------------ */
@@ -469,28 +451,6 @@ static bool has_extension(VkPhysicalDevice phys, const char *name) {
     return found;
 }
 
-/* The subgroup operations as words, for `devices`. */
-static void subgroup_words(unsigned ops, char *out, size_t len) {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {{VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"},
-                 {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
-                 {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"},
-                 {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"},
-                 {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},
-                 {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
-                 {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"},
-                 {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"}};
-    size_t used = 0;
-    out[0] = 0;
-    for (size_t i = 0; i < sizeof names / sizeof *names && used < len; i++)
-        if (ops & names[i].bit)
-            used +=
-                (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i].name);
-    if (!used) snprintf(out, len, "none");
-}
-
 /* What the device reports, into info and d (no device made yet). */
 static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) {
     VkPhysicalDeviceSubgroupProperties sub = {
@@ -556,12 +516,12 @@ static void describe(VkPhysicalDevice phys, vk_device *d, co_device_info *info) 
         info->max_alloc_bytes = lim->maxStorageBufferRange;
     d->max_push = lim->maxPushConstantsSize;
     d->max_uniform = lim->maxUniformBufferRange;
-    d->subgroup_size = sub.subgroupSize;
-    d->subgroup_ops =
+    d->caps.subgroup_size = sub.subgroupSize;
+    d->caps.subgroup_ops =
         (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
     d->ns_per_tick = lim->timestampPeriod;
     char ops[160];
-    subgroup_words(d->subgroup_ops, ops, sizeof ops);
+    co_glsl_subgroup_words(d->caps.subgroup_ops, ops, sizeof ops);
     const int len = snprintf(
         info->limits, sizeof info->limits,
         "Vulkan: maxComputeWorkGroupInvocations %u, maxComputeWorkGroupSize %ux%ux%u, "
@@ -623,8 +583,8 @@ static co_status open_device(VkPhysicalDevice phys, vk_device *d, co_device_info
                                     .pNext = v12 ? &e12 : NULL};
     e2.features.shaderFloat64 = f2.features.shaderFloat64;
     e2.features.shaderInt64 = f2.features.shaderInt64;
-    d->int8 = v12 && f12.storageBuffer8BitAccess && f12.shaderInt8;
-    d->fp64 = f2.features.shaderFloat64;
+    d->caps.int8 = v12 && f12.storageBuffer8BitAccess && f12.shaderInt8;
+    d->caps.fp64 = f2.features.shaderFloat64;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR ex = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pNext = e2.pNext,
@@ -749,31 +709,6 @@ static co_status probe(co_context *ctx) {
 
 /* ---- programs and kernels ---------------------------------------------- */
 
-static char *copy_text(const char *s) {
-    char *c = malloc(strlen(s) + 1);
-    return c ? strcpy(c, s) : NULL;
-}
-
-/* Nothing is compiled here: each entry point is its own module (the
- * source compiled with -DENTRY_<entry>), made when it is looked up. */
-static co_status build(co_device *dev, const char *name, const char *source, const char *defines,
-                       co_program **out) {
-    (void)dev;
-    co_program *prog = calloc(1, sizeof *prog);
-    if (prog) {
-        prog->name = copy_text(name);
-        prog->source = copy_text(source);
-        prog->defines = copy_text(defines ? defines : "");
-    }
-    if (!prog || !prog->name || !prog->source || !prog->defines) {
-        if (prog) free(prog->name), free(prog->source), free(prog->defines);
-        free(prog);
-        return co_fail(CO_ERR_NOMEM, "out of host memory");
-    }
-    *out = prog;
-    return CO_OK;
-}
-
 static void pipe_destroy(vk_device *d, vk_pipe *p) {
     if (p->pipeline) vk.DestroyPipeline(d->dev, p->pipeline, NULL);
     if (p->layout) vk.DestroyPipelineLayout(d->dev, p->layout, NULL);
@@ -782,76 +717,32 @@ static void pipe_destroy(vk_device *d, vk_pipe *p) {
     memset(p, 0, sizeof *p);
 }
 
-static void kernel_destroy(vk_device *d, co_kernel *k) {
+static void kernel_destroy(co_device *dev, co_kernel *k) {
+    vk_device *d = dev->impl;
     for (size_t i = 0; i < k->npipes; i++) pipe_destroy(d, &k->pipes[i]);
     if (k->module) vk.DestroyShaderModule(d->dev, k->module, NULL);
     free(k);
 }
 
 static void program_free(co_device *dev, co_program *prog) {
-    if (!prog) return;
-    for (size_t i = 0; i < prog->nkernels; i++) kernel_destroy(dev->impl, prog->kernels[i]);
-    free(prog->kernels);
-    free(prog->name);
-    free(prog->source);
-    free(prog->defines);
-    free(prog);
-}
-
-/* Whether SPIR-V module words[0..n) reads gl_NumWorkGroups: an
- * OpDecorate (opcode 71, 4 words) of BuiltIn (11) NumWorkgroups (24). */
-static bool reads_num_groups(const uint32_t *words, size_t n) {
-    for (size_t i = 5; i < n;) { /* after the 5-word header */
-        const uint32_t len = words[i] >> 16, op = words[i] & 0xFFFF;
-        if (!len) break;
-        if (op == 71 && len == 4 && i + 3 < n && words[i + 2] == 11 && words[i + 3] == 24)
-            return true;
-        i += len;
-    }
-    return false;
-}
-
-/* The bindings of module words[0..n) that the shader declares `uniform`:
- * variables in the Uniform storage class (2), as a mask. shaderc targets
- * Vulkan 1.1 (SPIR-V 1.3), where storage buffers have a class of their own. */
-static uint32_t uniform_bindings(const uint32_t *words, size_t n) {
-    enum { MAX_DECOR = 64 };
-    uint32_t ids[MAX_DECOR], binding[MAX_DECOR], mask = 0;
-    size_t nd = 0;
-    for (size_t i = 5; i < n;) {
-        const uint32_t len = words[i] >> 16, op = words[i] & 0xFFFF;
-        if (!len || len > n - i) break;
-        if (op == 71 && len == 4 && words[i + 2] == 33 && nd < MAX_DECOR) /* Binding */
-            ids[nd] = words[i + 1], binding[nd++] = words[i + 3];
-        if (op == 59 && len >= 4 && words[i + 3] == 2) /* OpVariable, Uniform */
-            for (size_t k = 0; k < nd; k++)
-                if (ids[k] == words[i + 2] && binding[k] < MAX_BINDINGS) mask |= 1u << binding[k];
-        i += len;
-    }
-    return mask;
+    co_glsl_program_free(dev, prog, kernel_destroy);
 }
 
 static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_kernel **out) {
     vk_device *d = dev->impl;
-    for (size_t i = 0; i < prog->nkernels; i++)
-        if (strcmp(prog->kernels[i]->entry, entry) == 0) {
-            *out = prog->kernels[i];
-            return CO_OK;
-        }
-    co_kernel **grown = realloc(prog->kernels, (prog->nkernels + 1) * sizeof *grown);
-    if (!grown) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    prog->kernels = grown;
+    if ((*out = co_glsl_kernel_find(prog, entry))) return CO_OK;
     co_kernel *k = calloc(1, sizeof *k + strlen(entry) + 1);
     if (!k) return co_fail(CO_ERR_NOMEM, "out of host memory");
     strcpy(k->entry, entry);
     void *spirv = NULL;
     size_t size = 0;
-    co_status st = co_glsl_compile(prog->name, prog->source, prog->defines, entry, &spirv, &size);
+    co_status st = co_glsl_compile(CO_GLSL_VULKAN, prog->name, prog->source, prog->defines, entry,
+                                   &spirv, &size);
     if (!st) {
         const VkShaderModuleCreateInfo mi = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = spirv};
-        k->num_groups = reads_num_groups(spirv, size / 4);
-        k->uniform_mask = uniform_bindings(spirv, size / 4);
+        k->num_groups = co_spirv_reads_num_groups(spirv, size);
+        k->uniform_mask = co_spirv_uniform_bindings(spirv, size);
         st = VK(CreateShaderModule, (d->dev, &mi, NULL, &k->module));
         if (st) {
             char note[160];
@@ -860,11 +751,11 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
         }
     }
     free(spirv);
+    if (!st) st = co_glsl_kernel_add(prog, entry, k);
     if (st) {
-        kernel_destroy(d, k);
+        kernel_destroy(dev, k);
         return st;
     }
-    prog->kernels[prog->nkernels++] = k;
     *out = k;
     return CO_OK;
 }
@@ -987,84 +878,28 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
                         const size_t local[3], size_t nargs, const co_arg *args,
                         double *kernel_ms) {
     vk_device *d = dev->impl;
-    if (dims < 1 || dims > 3 || !global || !local)
-        return co_fail(CO_ERR_INVALID, "Vulkan: kernel '%s' launched with %u dimensions", k->entry,
-                       dims);
-    uint32_t groups[3] = {1, 1, 1}, spec[4] = {1, 1, 1, 4};
-    size_t items = 1;
-    for (unsigned i = 0; i < dims; i++) {
-        if (local[i] == 0 || global[i] % local[i] != 0)
-            return co_fail(CO_ERR_INVALID,
-                           "Vulkan: kernel '%s': global size %zu is not a multiple of local "
-                           "size %zu in dimension %u",
-                           k->entry, global[i], local[i], i);
-        if (local[i] > dev->info.max_work_item_sizes[i] || global[i] / local[i] > UINT32_MAX)
-            return co_fail(CO_ERR_LIMIT,
-                           "Vulkan: kernel '%s': dimension %u has work-groups of %zu "
-                           "(maxComputeWorkGroupSize %zu) and %zu of them (at most 2^32-1)",
-                           k->entry, i, local[i], dev->info.max_work_item_sizes[i],
-                           global[i] / local[i]);
-        spec[i] = (uint32_t)local[i];
-        groups[i] = (uint32_t)(global[i] / local[i]);
-        if (k->num_groups && groups[i] > d->max_groups[i])
-            return co_fail(CO_ERR_LIMIT,
-                           "Vulkan: kernel '%s': %u work-groups in dimension %u, over %s's "
-                           "maxComputeWorkGroupCount %u (it reads gl_NumWorkGroups, so its "
-                           "dispatch cannot be split)",
-                           k->entry, groups[i], i, dev->info.spec, d->max_groups[i]);
-        items *= local[i];
-    }
-    if (items > dev->info.max_work_group_size)
-        return co_fail(CO_ERR_LIMIT,
-                       "Vulkan: kernel '%s': %zu invocations a work-group "
-                       "(maxComputeWorkGroupInvocations %zu)",
-                       k->entry, items, dev->info.max_work_group_size);
-
+    co_glsl_shape shape;
+    co_glsl_args a;
+    co_status st = co_glsl_launch_shape(dev, "Vulkan", k->entry, dims, global, local, k->num_groups,
+                                        d->max_groups, &shape);
+    if (!st)
+        st = co_glsl_launch_args("Vulkan", k->entry, nargs, args, d->max_push / 4,
+                                 "maxPushConstantsSize", &a, &shape);
+    if (st) return st;
+    const uint32_t *groups = shape.groups;
+    const unsigned nbuf = a.nbuf, npush = a.nscalars;
     VkDescriptorBufferInfo bufs[MAX_BINDINGS];
-    uint32_t push[MAX_PUSH];
-    unsigned nbuf = 0, npush = 0;
-    bool local_arg = false;
-    for (size_t i = 0; i < nargs; i++) {
-        const co_arg *a = &args[i];
-        if (a->kind == CO_ARG_BUF) {
-            if (!a->v.buf)
-                return co_fail(CO_ERR_INVALID, "Vulkan: kernel '%s': argument %zu is a null buffer",
-                               k->entry, i);
-            if (nbuf == MAX_BINDINGS)
-                return co_fail(CO_ERR_INVALID, "Vulkan: kernel '%s': over %d buffers", k->entry,
-                               MAX_BINDINGS);
-            const size_t bytes = (a->v.buf->bytes + 3) / 4 * 4; /* as make_buffer made it */
-            if (descriptor_type(k, nbuf) == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER &&
-                bytes > d->max_uniform)
-                return co_fail(CO_ERR_LIMIT,
-                               "Vulkan: kernel '%s': uniform buffer %u of %zu bytes, over "
-                               "%s's maxUniformBufferRange %u",
-                               k->entry, nbuf, bytes, dev->info.spec, d->max_uniform);
-            bufs[nbuf++] = (VkDescriptorBufferInfo){a->v.buf->buffer, 0, VK_WHOLE_SIZE};
-        } else if (a->kind == CO_ARG_INT || a->kind == CO_ARG_UINT || a->kind == CO_ARG_FLOAT) {
-            if (npush == MAX_PUSH || 4 * (npush + 1) > d->max_push)
-                return co_fail(CO_ERR_INVALID,
-                               "Vulkan: kernel '%s': over %u bytes of scalars "
-                               "(maxPushConstantsSize)",
-                               k->entry, d->max_push < 4 * MAX_PUSH ? d->max_push : 4 * MAX_PUSH);
-            memcpy(&push[npush++], &a->v, 4); /* int32, uint32 and float alike */
-        } else if (a->kind == CO_ARG_LOCAL) {
-            if (local_arg)
-                return co_fail(CO_ERR_INVALID,
-                               "Vulkan: kernel '%s': a second local-memory "
-                               "argument (%zu)",
-                               k->entry, i);
-            local_arg = true;
-            spec[3] = a->v.u;
-        } else {
-            return co_fail(CO_ERR_UNSUPPORTED,
-                           "Vulkan: kernel '%s': argument %zu is an image (this backend has "
-                           "none)",
-                           k->entry, i);
-        }
+    for (unsigned i = 0; i < nbuf; i++) {
+        const size_t bytes = (a.bufs[i]->bytes + 3) / 4 * 4; /* as make_buffer made it */
+        if (descriptor_type(k, i) == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && bytes > d->max_uniform)
+            return co_fail(CO_ERR_LIMIT,
+                           "Vulkan: kernel '%s': uniform buffer %u of %zu bytes, over "
+                           "%s's maxUniformBufferRange %u",
+                           k->entry, i, bytes, dev->info.spec, d->max_uniform);
+        bufs[i] = (VkDescriptorBufferInfo){a.bufs[i]->buffer, 0, VK_WHOLE_SIZE};
     }
     vk_pipe *p;
-    co_status st = pipe_for(d, k, nbuf, npush, spec, &p);
+    st = pipe_for(d, k, nbuf, npush, shape.spec, &p);
     if (st) {
         char note[160];
         snprintf(note, sizeof note, " (kernel '%.100s')", k->entry);
@@ -1090,7 +925,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     vk.CmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &p->set, 0,
                              NULL);
     if (npush)
-        vk.CmdPushConstants(d->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * npush, push);
+        vk.CmdPushConstants(d->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * npush,
+                            a.scalars);
     /* More groups than maxComputeWorkGroupCount: dispatches of at most
      * that many, each from its base group, so gl_WorkGroupID and
      * gl_GlobalInvocationID are those of one dispatch (gl_NumWorkGroups is
@@ -1113,7 +949,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     return CO_OK;
 }
 
-co_status co_vulkan_copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
+/* dst = src (bytes of them) by vkCmdCopyBuffer between timestamps. */
+static co_status copy(co_device *dev, co_buf *dst, co_buf *src, size_t bytes, double *ms) {
     vk_device *d = dev->impl;
     co_status st = check_size(dev, src, 0, bytes);
     if (!st) st = check_size(dev, dst, 0, bytes);
@@ -1141,7 +978,8 @@ static const char *il_formats(const co_device *dev) {
 /* The kernel's SPIR-V: the module it was made from, from the cache. */
 static co_status kernel_spirv(const co_program *prog, const co_kernel *k, void **spirv,
                               size_t *size) {
-    return co_glsl_compile(prog->name, prog->source, prog->defines, k->entry, spirv, size);
+    return co_glsl_compile(CO_GLSL_VULKAN, prog->name, prog->source, prog->defines, k->entry, spirv,
+                           size);
 }
 
 /* The pipeline kernel k was launched with at group `local` (and `given`
@@ -1298,13 +1136,15 @@ static const co_backend vulkan_backend = {
     .download = download,
     .write = write_at,
     .read = read_at,
-    .build = build,
+    .build = co_glsl_build,
     .program_free = program_free,
     .kernel = kernel,
     .launch = launch,
     .il_formats = il_formats,
     .program_text = program_text,
     .kernel_resources = kernel_resources,
+    .copy = copy,
+    .glsl = glsl_caps,
 };
 
 const co_backend *co_backend_vulkan(void) { return &vulkan_backend; }

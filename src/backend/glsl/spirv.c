@@ -1,14 +1,15 @@
-/* What `coalesce il` shows of a Vulkan kernel (src/core/il.c): its SPIR-V
- * as text, through SPIRV-Tools' C API (the static libSPIRV-Tools.a that
- * shaderc links, kept private as it is), and the work-group memory its
- * Workgroup variables declare. */
+/* What the GLSL backends read of a module: for `coalesce il`
+ * (src/core/il.c) its SPIR-V as text, through SPIRV-Tools' C API (the
+ * static libSPIRV-Tools.a that shaderc links, kept private as it is), and
+ * the work-group memory its Workgroup variables declare; for the launch,
+ * whether it reads gl_NumWorkGroups and which bindings are uniform blocks. */
 #include <spirv-tools/libspirv.h>
 #include <spirv/unified1/spirv.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 
 co_status co_spirv_text(const void *spirv, size_t size, char **out) {
     *out = NULL;
@@ -33,6 +34,83 @@ co_status co_spirv_text(const void *spirv, size_t size, char **out) {
     spvDiagnosticDestroy(diag);
     spvContextDestroy(ctx);
     return st;
+}
+
+/* ---- what the launch needs ---- */
+
+bool co_spirv_reads_num_groups(const void *spirv, size_t size) {
+    const uint32_t *w = spirv;
+    const size_t n = size / 4;
+    for (size_t i = 5; i < n;) { /* after the 5-word header */
+        const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
+        if (!len || len > n - i) break;
+        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationBuiltIn &&
+            w[i + 3] == SpvBuiltInNumWorkgroups)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
+uint32_t co_spirv_spec_ids(const void *spirv, size_t size) {
+    const uint32_t *w = spirv;
+    const size_t n = size / 4;
+    uint32_t mask = 0;
+    for (size_t i = 5; i < n;) {
+        const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
+        if (!len || len > n - i) break;
+        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationSpecId && w[i + 3] < 32)
+            mask |= 1u << w[i + 3];
+        i += len;
+    }
+    return mask;
+}
+
+/* The bindings (below 64) of the module's uniform blocks, or of its storage
+ * buffers: a Vulkan 1.1 module (SPIR-V 1.3) gives storage buffers a class
+ * of their own, an OpenGL one (SPIR-V 1.0) makes them Uniform variables
+ * whose block is a BufferBlock. The decorations come before the types and
+ * variables they name. */
+static uint64_t bindings(const void *spirv, size_t size, bool storage) {
+    enum { MAX_DECOR = 64 };
+    const uint32_t *w = spirv;
+    const size_t n = size / 4;
+    uint32_t ids[MAX_DECOR], binding[MAX_DECOR], buffer_blocks[MAX_DECOR];
+    uint32_t pointers[MAX_DECOR][2]; /* a Uniform pointer type: its id and pointee */
+    size_t nd = 0, nbb = 0, np = 0;
+    uint64_t mask = 0;
+    for (size_t i = 5; i < n;) {
+        const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
+        if (!len || len > n - i) break;
+        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationBinding && nd < MAX_DECOR)
+            ids[nd] = w[i + 1], binding[nd++] = w[i + 3];
+        if (op == SpvOpDecorate && len == 3 && w[i + 2] == SpvDecorationBufferBlock &&
+            nbb < MAX_DECOR)
+            buffer_blocks[nbb++] = w[i + 1];
+        if (op == SpvOpTypePointer && len == 4 && w[i + 2] == SpvStorageClassUniform &&
+            np < MAX_DECOR)
+            pointers[np][0] = w[i + 1], pointers[np++][1] = w[i + 3];
+        if (op == SpvOpVariable && len >= 4 &&
+            (w[i + 3] == SpvStorageClassUniform || w[i + 3] == SpvStorageClassStorageBuffer)) {
+            bool buffer = w[i + 3] == SpvStorageClassStorageBuffer;
+            for (size_t p = 0; p < np; p++)
+                for (size_t b = 0; b < nbb && pointers[p][0] == w[i + 1]; b++)
+                    buffer = buffer || pointers[p][1] == buffer_blocks[b];
+            for (size_t k = 0; k < nd; k++)
+                if (ids[k] == w[i + 2] && binding[k] < 64 && buffer == storage)
+                    mask |= 1ull << binding[k];
+        }
+        i += len;
+    }
+    return mask;
+}
+
+uint32_t co_spirv_uniform_bindings(const void *spirv, size_t size) {
+    return (uint32_t)(bindings(spirv, size, false) & ((1ull << CO_GLSL_MAX_BINDINGS) - 1));
+}
+
+uint64_t co_spirv_storage_bindings(const void *spirv, size_t size) {
+    return bindings(spirv, size, true);
 }
 
 /* ---- Workgroup variables' bytes ---- */

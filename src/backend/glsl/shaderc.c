@@ -1,15 +1,16 @@
-/* GLSL compute shaders to SPIR-V at run time: shaderc's C API, linked
- * statically (vulkan.cmake says why), and the cache directory in front of
- * it, keyed like the NVRTC cache (compiler version, target, source name,
- * length and hash, defines, entry). -DCO_FP_STRICT (the dialect's "round
- * as host C does") marks every float operation NoContraction. */
+/* GLSL compute shaders to SPIR-V at run time, for Vulkan or OpenGL:
+ * shaderc's C API, linked statically (glsl.cmake says why), and the cache
+ * directory in front of it, keyed like the NVRTC cache (compiler version,
+ * target, source name, length and hash, defines, entry). -DCO_FP_STRICT
+ * (the dialect's "round as host C does") marks every float operation
+ * NoContraction. */
 #include <shaderc/shaderc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/vulkan/vulkan_access.h"
+#include "backend/glsl/glsl.h"
 
 /* One compiler per process, made on the first compile: the runner is
  * single-threaded. Kept to the end (it is still reachable: no leak). */
@@ -19,16 +20,21 @@ static shaderc_compiler_t compiler(void) {
     return c;
 }
 
+/* The API's name in messages, and the target in cache keys. */
+static const char *api_of(co_glsl_target t) { return t == CO_GLSL_OPENGL ? "OpenGL" : "Vulkan"; }
+static const char *env_of(co_glsl_target t) {
+    return t == CO_GLSL_OPENGL ? "opengl4.5" : "vulkan1.1";
+}
+
 /* Each "-DNAME=VALUE" (or "-DNAME") of defines as a macro. */
-static co_status add_defines(shaderc_compile_options_t opts, const char *defines,
-                             const char *name) {
+static co_status add_defines(shaderc_compile_options_t opts, const char *defines, const char *name,
+                             const char *api) {
     const char *ws = " \t\r\n";
     for (const char *p = defines + strspn(defines, ws); *p; p += strspn(p, ws)) {
         const size_t len = strcspn(p, ws);
         if (len < 3 || strncmp(p, "-D", 2) != 0)
-            return co_fail(CO_ERR_INVALID,
-                           "Vulkan: shader %s.comp: option '%.*s' is not -DNAME=VALUE", name,
-                           (int)len, p);
+            return co_fail(CO_ERR_INVALID, "%s: shader %s.comp: option '%.*s' is not -DNAME=VALUE",
+                           api, name, (int)len, p);
         const char *eq = memchr(p, '=', len);
         const size_t nlen = (eq ? (size_t)(eq - p) : len) - 2;
         const char *value = eq ? eq + 1 : "1";
@@ -48,16 +54,21 @@ static bool defines_name(const char *defines, const char *name) {
     return false;
 }
 
-static co_status compile(const char *name, const char *source, const char *defines,
-                         const char *entry, void **spirv, size_t *size) {
+static co_status compile(co_glsl_target target, const char *name, const char *source,
+                         const char *defines, const char *entry, void **spirv, size_t *size) {
+    const char *api = api_of(target);
     shaderc_compiler_t c = compiler();
     shaderc_compile_options_t opts = shaderc_compile_options_initialize();
     if (!c || !opts) {
         shaderc_compile_options_release(opts);
-        return co_fail(CO_ERR_NOMEM, "Vulkan: cannot start the shader compiler (shaderc)");
+        return co_fail(CO_ERR_NOMEM, "%s: cannot start the shader compiler (shaderc)", api);
     }
-    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
-                                           shaderc_env_version_vulkan_1_1);
+    if (target == CO_GLSL_OPENGL)
+        shaderc_compile_options_set_target_env(opts, shaderc_target_env_opengl,
+                                               shaderc_env_version_opengl_4_5);
+    else
+        shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
+                                               shaderc_env_version_vulkan_1_1);
     /* shaderc's optimiser fuses a*b + c into Fma before NoContraction can be
      * marked (no_contraction): a strict shader goes to the driver as glslang
      * wrote it, and the driver optimises it. (spirv-opt -O after the marking
@@ -69,21 +80,22 @@ static co_status compile(const char *name, const char *source, const char *defin
     char macro[128];
     snprintf(macro, sizeof macro, "ENTRY_%s", entry);
     shaderc_compile_options_add_macro_definition(opts, macro, strlen(macro), "1", 1);
-    co_status st = add_defines(opts, defines, name);
+    co_status st = add_defines(opts, defines, name, api);
     char file[96];
     snprintf(file, sizeof file, "%s.comp", name);
     shaderc_compilation_result_t r = NULL;
     if (!st) {
         r = shaderc_compile_into_spv(c, source, strlen(source), shaderc_glsl_compute_shader, file,
                                      "main", opts);
-        if (!r) st = co_fail(CO_ERR_NOMEM, "Vulkan: shaderc returned no result for %s", file);
+        if (!r) st = co_fail(CO_ERR_NOMEM, "%s: shaderc returned no result for %s", api, file);
     }
     if (!st && shaderc_result_get_compilation_status(r) != shaderc_compilation_status_success) {
         const char *log = shaderc_result_get_error_message(r);
         st = co_fail(CO_ERR_BUILD,
-                     "shader %s (entry %s) failed to build (shaderc, GLSL 450 for Vulkan 1.1) "
+                     "shader %s (entry %s) failed to build (shaderc, GLSL 450 for %s) "
                      "with '%s':\n%s",
-                     file, entry, defines, log && *log ? log : "(no log)");
+                     file, entry, target == CO_GLSL_OPENGL ? "OpenGL 4.5" : "Vulkan 1.1", defines,
+                     log && *log ? log : "(no log)");
     }
     if (!st) {
         const size_t len = shaderc_result_get_length(r);
@@ -145,36 +157,37 @@ static uint32_t *no_contraction(const uint32_t *words, size_t *n) {
     return out;
 }
 
-static co_status cached_compile(const char *name, const char *source, const char *defines,
-                                const char *entry, void **spirv, size_t *size) {
+static co_status cached_compile(co_glsl_target target, const char *name, const char *source,
+                                const char *defines, const char *entry, void **spirv,
+                                size_t *size) {
     unsigned version = 0, revision = 0;
     shaderc_get_spv_version(&version, &revision);
     const size_t len = strlen(source), key_len = strlen(defines) + strlen(entry) + 256;
     char *key = malloc(key_len);
     if (!key) return co_fail(CO_ERR_NOMEM, "out of host memory");
-    snprintf(key, key_len, "shaderc spv %u.%u vulkan1.1 %s.comp %zu %016llx %s -DENTRY_%s", version,
-             revision, name, len, (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines,
-             entry);
+    snprintf(key, key_len, "shaderc spv %u.%u %s %s.comp %zu %016llx %s -DENTRY_%s", version,
+             revision, env_of(target), name, len,
+             (unsigned long long)co_hash(CO_HASH_SEED, source, len), defines, entry);
     co_status st = CO_OK;
-    if (co_cache_get("vulkan", key, spirv, size) && *size >= 20 && *size % 4 == 0 &&
+    if (co_cache_get("spirv", key, spirv, size) && *size >= 20 && *size % 4 == 0 &&
         *(const unsigned *)*spirv == 0x07230203u) { /* SPIR-V's magic number */
         free(key);
         return CO_OK;
     }
     free(*spirv);
     *spirv = NULL;
-    if (!(st = compile(name, source, defines, entry, spirv, size)))
-        co_cache_put("vulkan", key, *spirv, *size);
+    if (!(st = compile(target, name, source, defines, entry, spirv, size)))
+        co_cache_put("spirv", key, *spirv, *size);
     free(key);
     return st;
 }
 
-co_status co_glsl_compile(const char *name, const char *source, const char *defines,
-                          const char *entry, void **spirv, size_t *size) {
+co_status co_glsl_compile(co_glsl_target target, const char *name, const char *source,
+                          const char *defines, const char *entry, void **spirv, size_t *size) {
     *spirv = NULL;
     *size = 0;
     if (!defines) defines = "";
-    co_status st = cached_compile(name, source, defines, entry, spirv, size);
+    co_status st = cached_compile(target, name, source, defines, entry, spirv, size);
     if (st || !defines_name(defines, "CO_FP_STRICT")) return st;
     size_t words = *size / 4;
     uint32_t *strict = no_contraction(*spirv, &words);
@@ -183,7 +196,7 @@ co_status co_glsl_compile(const char *name, const char *source, const char *defi
     *size = strict ? words * 4 : 0;
     if (strict) return CO_OK;
     return co_fail(CO_ERR_NOMEM,
-                   "Vulkan: shader %s.comp: cannot mark it CO_FP_STRICT (out of "
+                   "%s: shader %s.comp: cannot mark it CO_FP_STRICT (out of "
                    "memory, or a module without annotations)",
-                   name);
+                   api_of(target), name);
 }
