@@ -18,9 +18,9 @@
  * more groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT goes in pieces, each
  * with its first group in the prelude's CoBase block (binding 17).
  *
- * Kernel time: GL_TIMESTAMP queries before and after the dispatch, each
- * written when the commands before it have finished (llvmpipe reads 0 for
- * GL_TIME_ELAPSED around compute dispatches). Buffers are immutable
+ * Kernel time: GL_TIMESTAMP queries before and after the dispatch, the
+ * work before it finished first (llvmpipe reads 0 for GL_TIME_ELAPSED
+ * around compute dispatches). Buffers are immutable
  * storage written and read with glNamedBufferSubData; a launch without
  * timing returns at once (`finish` waits). A context is current in one
  * thread: each call makes the device's current in the calling thread. */
@@ -470,7 +470,9 @@ static co_status launch_in(co_device *dev, co_kernel *k, unsigned dims, const si
         gl.NamedBufferSubData(d->args, 0, 4 * (GLsizeiptr)a.nscalars, a.scalars);
         gl.BindBufferBase(GL_UNIFORM_BUFFER, ARGS_BINDING, d->args);
     }
-    if (kernel_ms) gl.QueryCounter(d->queries[0], GL_TIMESTAMP);
+    /* Timed: the uploads before it finished first (glFinish), as Vulkan's
+     * transfers are, so that the pair of timestamps holds the kernel alone. */
+    if (kernel_ms) gl.Finish(), gl.QueryCounter(d->queries[0], GL_TIMESTAMP);
     const uint32_t *groups = shape.groups, *most = d->max_groups;
     for (uint32_t z = 0; z < groups[2]; z += most[2])
         for (uint32_t y = 0; y < groups[1]; y += most[1])
@@ -509,6 +511,7 @@ static co_status copy_in(co_device *dev, co_buf *dst, co_buf *src, size_t bytes,
     co_status st = check_size(dev, src, 0, bytes);
     if (!st) st = check_size(dev, dst, 0, bytes);
     if (st || !bytes) return st;
+    gl.Finish();
     gl.QueryCounter(d->queries[0], GL_TIMESTAMP);
     gl.CopyNamedBufferSubData(src->id, dst->id, 0, 0, (GLsizeiptr)bytes);
     gl.QueryCounter(d->queries[1], GL_TIMESTAMP);
