@@ -20,10 +20,12 @@
  *
  * Kernel time: GL_TIMESTAMP queries before and after the dispatch, the
  * work before it finished first (llvmpipe reads 0 for GL_TIME_ELAPSED
- * around compute dispatches). Buffers are immutable
- * storage written and read with glNamedBufferSubData; a launch without
- * timing returns at once (`finish` waits). A context is current in one
- * thread: each call makes the device's current in the calling thread. */
+ * around compute dispatches). Buffers are immutable storage written and
+ * read with glNamedBufferSubData; a launch without timing returns at once
+ * (`finish` waits). A context is current in one thread at a time: each
+ * call makes the device's current in the calling thread and releases it.
+ * Mesa's llvmpipe is a device only where COALESCE_OPENGL_SOFTWARE=1
+ * (probe says why). */
 #define EGL_EGL_PROTOTYPES 0
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
