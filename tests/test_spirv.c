@@ -150,10 +150,11 @@ int main(void) {
             const co_glsl_target target = t ? CO_GLSL_OPENGL : CO_GLSL_VULKAN;
             const bool ok = src && co_glsl_compile(target, reads[r].source, src, reads[r].defines,
                                                    reads[r].entry, &spirv, &size) == CO_OK;
-            const uint32_t uniform = ok ? co_spirv_uniform_bindings(spirv, size) : 99;
-            const uint32_t ids = ok ? co_spirv_spec_ids(spirv, size) : 99;
-            const bool groups = ok && co_spirv_reads_num_groups(spirv, size);
-            const uint64_t storage = ok ? co_spirv_storage_bindings(spirv, size) : 0;
+            co_spirv_facts facts = {.uniform_mask = 99, .spec_ids = 99};
+            if (ok) co_spirv_launch_facts(spirv, size, &facts);
+            const uint32_t uniform = facts.uniform_mask, ids = facts.spec_ids;
+            const bool groups = facts.num_groups;
+            const uint64_t storage = facts.storage_mask;
             snprintf(what, sizeof what,
                      "%s %s [%s] for %s: uniform bindings 0x%x, storage 0x%llx, specialisation "
                      "constants 0x%x, %s gl_NumWorkGroups",

@@ -34,7 +34,7 @@ typedef struct co_glsl_caps {
  * else NULL. */
 const co_glsl_caps *co_glsl_device(const co_device *dev);
 
-/* Subgroup operations as words ("basic vote arithmetic"), for limits. */
+/* Subgroup operations as words ("basic,vote,arithmetic"; "none"), for limits. */
 void co_glsl_subgroup_words(unsigned ops, char *out, size_t len);
 
 /* GLSL 450 compute shader `source` (kernels/<name>.comp with its prelude)
@@ -53,16 +53,19 @@ co_status co_glsl_compile(co_glsl_target target, const char *name, const char *s
  * in *dynamic; -1 where a size cannot be evaluated. */
 co_status co_spirv_text(const void *spirv, size_t size, char **out);
 long co_spirv_shared_bytes(const void *spirv, size_t size, const uint32_t spec[4], long *dynamic);
-/* Whether the module reads gl_NumWorkGroups (its dispatch cannot be
- * split); the bindings below CO_GLSL_MAX_BINDINGS it declares as uniform
- * blocks, and those below 64 of its storage buffers (masks; a storage
- * buffer is of the StorageBuffer class, or a SPIR-V 1.0 BufferBlock). */
-bool co_spirv_reads_num_groups(const void *spirv, size_t size);
-uint64_t co_spirv_storage_bindings(const void *spirv, size_t size);
-/* The specialisation constants the module still has, as a mask of their
- * ids below 32 (the optimiser drops those the shader does not use). */
-uint32_t co_spirv_spec_ids(const void *spirv, size_t size);
-uint32_t co_spirv_uniform_bindings(const void *spirv, size_t size);
+/* What a launch needs to know of a module: whether it reads
+ * gl_NumWorkGroups (its dispatch cannot be split); the bindings below
+ * CO_GLSL_MAX_BINDINGS it declares as uniform blocks, and those below 64
+ * of its storage buffers (masks; a storage buffer is of the StorageBuffer
+ * class, or a SPIR-V 1.0 BufferBlock); the specialisation constants it
+ * still has (ids below 32: the optimiser drops those the shader does not
+ * use, and OpenGL refuses a value for any of them). */
+typedef struct co_spirv_facts {
+    bool num_groups;
+    uint32_t uniform_mask, spec_ids;
+    uint64_t storage_mask;
+} co_spirv_facts;
+void co_spirv_launch_facts(const void *spirv, size_t size, co_spirv_facts *out);
 
 /* ---- programs (glsl.c) ---- */
 

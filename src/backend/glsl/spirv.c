@@ -38,50 +38,27 @@ co_status co_spirv_text(const void *spirv, size_t size, char **out) {
 
 /* ---- what the launch needs ---- */
 
-bool co_spirv_reads_num_groups(const void *spirv, size_t size) {
-    const uint32_t *w = spirv;
-    const size_t n = size / 4;
-    for (size_t i = 5; i < n;) { /* after the 5-word header */
-        const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
-        if (!len || len > n - i) break;
-        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationBuiltIn &&
-            w[i + 3] == SpvBuiltInNumWorkgroups)
-            return true;
-        i += len;
-    }
-    return false;
-}
-
-uint32_t co_spirv_spec_ids(const void *spirv, size_t size) {
-    const uint32_t *w = spirv;
-    const size_t n = size / 4;
-    uint32_t mask = 0;
-    for (size_t i = 5; i < n;) {
-        const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
-        if (!len || len > n - i) break;
-        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationSpecId && w[i + 3] < 32)
-            mask |= 1u << w[i + 3];
-        i += len;
-    }
-    return mask;
-}
-
-/* The bindings (below 64) of the module's uniform blocks, or of its storage
- * buffers: a Vulkan 1.1 module (SPIR-V 1.3) gives storage buffers a class
- * of their own, an OpenGL one (SPIR-V 1.0) makes them Uniform variables
- * whose block is a BufferBlock. The decorations come before the types and
- * variables they name. */
-static uint64_t bindings(const void *spirv, size_t size, bool storage) {
+/* One walk of the module. Uniform variables are told from storage buffers
+ * by their block: a Vulkan 1.1 module (SPIR-V 1.3) gives storage buffers a
+ * class of their own, an OpenGL one (SPIR-V 1.0) makes them Uniform
+ * variables whose block is a BufferBlock. The decorations come before the
+ * types and variables they name. */
+void co_spirv_launch_facts(const void *spirv, size_t size, co_spirv_facts *out) {
     enum { MAX_DECOR = 64 };
     const uint32_t *w = spirv;
     const size_t n = size / 4;
     uint32_t ids[MAX_DECOR], binding[MAX_DECOR], buffer_blocks[MAX_DECOR];
     uint32_t pointers[MAX_DECOR][2]; /* a Uniform pointer type: its id and pointee */
     size_t nd = 0, nbb = 0, np = 0;
-    uint64_t mask = 0;
-    for (size_t i = 5; i < n;) {
+    *out = (co_spirv_facts){0};
+    for (size_t i = 5; i < n;) { /* after the 5-word header */
         const uint32_t len = w[i] >> 16, op = w[i] & 0xFFFF;
         if (!len || len > n - i) break;
+        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationBuiltIn &&
+            w[i + 3] == SpvBuiltInNumWorkgroups)
+            out->num_groups = true;
+        if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationSpecId && w[i + 3] < 32)
+            out->spec_ids |= 1u << w[i + 3];
         if (op == SpvOpDecorate && len == 4 && w[i + 2] == SpvDecorationBinding && nd < MAX_DECOR)
             ids[nd] = w[i + 1], binding[nd++] = w[i + 3];
         if (op == SpvOpDecorate && len == 3 && w[i + 2] == SpvDecorationBufferBlock &&
@@ -97,20 +74,13 @@ static uint64_t bindings(const void *spirv, size_t size, bool storage) {
                 for (size_t b = 0; b < nbb && pointers[p][0] == w[i + 1]; b++)
                     buffer = buffer || pointers[p][1] == buffer_blocks[b];
             for (size_t k = 0; k < nd; k++)
-                if (ids[k] == w[i + 2] && binding[k] < 64 && buffer == storage)
-                    mask |= 1ull << binding[k];
+                if (ids[k] == w[i + 2] && buffer && binding[k] < 64)
+                    out->storage_mask |= 1ull << binding[k];
+                else if (ids[k] == w[i + 2] && !buffer && binding[k] < CO_GLSL_MAX_BINDINGS)
+                    out->uniform_mask |= 1u << binding[k];
         }
         i += len;
     }
-    return mask;
-}
-
-uint32_t co_spirv_uniform_bindings(const void *spirv, size_t size) {
-    return (uint32_t)(bindings(spirv, size, false) & ((1ull << CO_GLSL_MAX_BINDINGS) - 1));
-}
-
-uint64_t co_spirv_storage_bindings(const void *spirv, size_t size) {
-    return bindings(spirv, size, true);
 }
 
 /* ---- Workgroup variables' bytes ---- */

@@ -56,7 +56,7 @@ enum { ARGS_BINDING = 16, BASE_BINDING = 17, VIEW_BINDING = 18, MAX_PROGS = 8, M
 
 // clang-format off
 #define EGL_FUNCS(X)                                                                          \
-    X(GetProcAddress) X(GetError) X(QueryString) X(Initialize) X(Terminate) X(BindAPI)       \
+    X(GetProcAddress) X(GetError) X(QueryString) X(Initialize) X(BindAPI)       \
     X(CreateContext) X(DestroyContext) X(MakeCurrent) X(GetCurrentContext)
 
 #define GL_FUNCS(X)                                                                           \
@@ -85,7 +85,6 @@ typedef __eglMustCastToProperFunctionPointerType (*PFNEGLGetProcAddressPROC_T)(c
 typedef EGLint (*PFNEGLGetErrorPROC_T)(void);
 typedef const char *(*PFNEGLQueryStringPROC_T)(EGLDisplay, EGLint);
 typedef EGLBoolean (*PFNEGLInitializePROC_T)(EGLDisplay, EGLint *, EGLint *);
-typedef EGLBoolean (*PFNEGLTerminatePROC_T)(EGLDisplay);
 typedef EGLBoolean (*PFNEGLBindAPIPROC_T)(EGLenum);
 typedef EGLContext (*PFNEGLCreateContextPROC_T)(EGLDisplay, EGLConfig, EGLContext, const EGLint *);
 typedef EGLBoolean (*PFNEGLDestroyContextPROC_T)(EGLDisplay, EGLContext);
@@ -201,10 +200,7 @@ typedef struct gl_prog {
 struct co_kernel {
     void *spirv; /* the module, specialised per launch signature */
     size_t size;
-    bool num_groups;
-    uint32_t uniform_mask;
-    uint32_t spec_ids;     /* the specialisation constants it has (a mask) */
-    uint64_t storage_mask; /* bit b: a storage buffer at binding b */
+    co_spirv_facts facts; /* its bindings, constants, gl_NumWorkGroups */
     gl_prog progs[MAX_PROGS];
     size_t nprogs;
     char entry[];
@@ -355,10 +351,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     co_status st = co_glsl_compile(CO_GLSL_OPENGL, prog->name, prog->source, prog->defines, entry,
                                    &k->spirv, &k->size);
     if (!st) {
-        k->num_groups = co_spirv_reads_num_groups(k->spirv, k->size);
-        k->uniform_mask = co_spirv_uniform_bindings(k->spirv, k->size);
-        k->spec_ids = co_spirv_spec_ids(k->spirv, k->size);
-        k->storage_mask = co_spirv_storage_bindings(k->spirv, k->size);
+        co_spirv_launch_facts(k->spirv, k->size, &k->facts);
         st = co_glsl_kernel_add(prog, entry, k);
     }
     if (st) {
@@ -375,7 +368,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
 static co_status link_program(const co_kernel *k, const uint32_t spec[4], GLuint *out) {
     GLuint index[4], value[4], n = 0;
     for (GLuint i = 0; i < 4; i++)
-        if (k->spec_ids >> i & 1) index[n] = i, value[n++] = spec[i];
+        if (k->facts.spec_ids >> i & 1) index[n] = i, value[n++] = spec[i];
     char log[4096] = "";
     GLint ok = 0;
     const GLuint shader = gl.CreateShader(GL_COMPUTE_SHADER);
@@ -444,15 +437,15 @@ static co_status launch_in(co_device *dev, co_kernel *k, unsigned dims, const si
     gl_device *d = dev->impl;
     co_glsl_shape shape;
     co_glsl_args a;
-    co_status st = co_glsl_launch_shape(dev, "OpenGL", k->entry, dims, global, local, k->num_groups,
-                                        d->max_groups, &shape);
+    co_status st = co_glsl_launch_shape(dev, "OpenGL", k->entry, dims, global, local,
+                                        k->facts.num_groups, d->max_groups, &shape);
     if (!st)
         st =
             co_glsl_launch_args("OpenGL", k->entry, nargs, args, (unsigned)d->max_uniform_block / 4,
                                 "GL_MAX_UNIFORM_BLOCK_SIZE", &a, &shape);
     if (st) return st;
     for (unsigned i = 0; i < a.nbuf; i++)
-        if (k->uniform_mask >> i & 1 && a.bufs[i]->bytes > (size_t)d->max_uniform_block)
+        if (k->facts.uniform_mask >> i & 1 && a.bufs[i]->bytes > (size_t)d->max_uniform_block)
             return co_fail(CO_ERR_LIMIT,
                            "OpenGL: kernel '%s': uniform buffer %u of %zu bytes, over %s's "
                            "GL_MAX_UNIFORM_BLOCK_SIZE %d",
@@ -463,9 +456,10 @@ static co_status launch_in(co_device *dev, co_kernel *k, unsigned dims, const si
     /* Each buffer where the module has a block for it: its binding, and
      * its second view's. */
     for (unsigned i = 0; i < a.nbuf; i++) {
-        if (k->uniform_mask >> i & 1) gl.BindBufferBase(GL_UNIFORM_BUFFER, i, a.bufs[i]->id);
-        if (k->storage_mask >> i & 1) gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, i, a.bufs[i]->id);
-        if (k->storage_mask >> (VIEW_BINDING + i) & 1)
+        if (k->facts.uniform_mask >> i & 1) gl.BindBufferBase(GL_UNIFORM_BUFFER, i, a.bufs[i]->id);
+        if (k->facts.storage_mask >> i & 1)
+            gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, i, a.bufs[i]->id);
+        if (k->facts.storage_mask >> (VIEW_BINDING + i) & 1)
             gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, VIEW_BINDING + i, a.bufs[i]->id);
     }
     if (a.nscalars) {

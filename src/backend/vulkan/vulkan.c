@@ -220,8 +220,7 @@ typedef struct vk_pipe {
 
 struct co_kernel {
     VkShaderModule module;
-    bool num_groups;       /* reads gl_NumWorkGroups: its dispatch cannot be split */
-    uint32_t uniform_mask; /* bit b: binding b is a uniform buffer */
+    co_spirv_facts facts; /* its bindings; whether it reads gl_NumWorkGroups */
     vk_pipe pipes[MAX_PIPES];
     size_t npipes;
     char entry[];
@@ -741,8 +740,7 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
     if (!st) {
         const VkShaderModuleCreateInfo mi = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = spirv};
-        k->num_groups = co_spirv_reads_num_groups(spirv, size);
-        k->uniform_mask = co_spirv_uniform_bindings(spirv, size);
+        co_spirv_launch_facts(spirv, size, &k->facts);
         st = VK(CreateShaderModule, (d->dev, &mi, NULL, &k->module));
         if (st) {
             char note[160];
@@ -761,8 +759,8 @@ static co_status kernel(co_device *dev, co_program *prog, const char *entry, co_
 }
 
 static VkDescriptorType descriptor_type(const co_kernel *k, unsigned binding) {
-    return k->uniform_mask >> binding & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    return k->facts.uniform_mask >> binding & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 /* A compute pipeline of kernel k with `layout` and specialisation
@@ -807,7 +805,7 @@ static co_status pipe_for(vk_device *d, co_kernel *k, unsigned nbuf, unsigned np
     VkDescriptorSetLayoutBinding bind[MAX_BINDINGS];
     uint32_t nuniform = 0;
     for (unsigned i = 0; i < nbuf; i++) {
-        nuniform += k->uniform_mask >> i & 1;
+        nuniform += k->facts.uniform_mask >> i & 1;
         bind[i] = (VkDescriptorSetLayoutBinding){.binding = i,
                                                  .descriptorType = descriptor_type(k, i),
                                                  .descriptorCount = 1,
@@ -880,8 +878,8 @@ static co_status launch(co_device *dev, co_kernel *k, unsigned dims, const size_
     vk_device *d = dev->impl;
     co_glsl_shape shape;
     co_glsl_args a;
-    co_status st = co_glsl_launch_shape(dev, "Vulkan", k->entry, dims, global, local, k->num_groups,
-                                        d->max_groups, &shape);
+    co_status st = co_glsl_launch_shape(dev, "Vulkan", k->entry, dims, global, local,
+                                        k->facts.num_groups, d->max_groups, &shape);
     if (!st)
         st = co_glsl_launch_args("Vulkan", k->entry, nargs, args, d->max_push / 4,
                                  "maxPushConstantsSize", &a, &shape);
