@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include "backend/glsl/glsl.h"
-#include "core/workload.h"
 
 /* GL_KHR_shader_subgroup and GL_NVX_gpu_memory_info, GL_NV_shader_thread_group
  * (not in glcorearb.h) */
