@@ -90,11 +90,44 @@ layout(std140, binding = 0) uniform World { rvec4 wv[RT_WORDS / 4]; };
 #elif defined(ENTRY_rt_render)
 CO_BUFFER(0, readonly, rvec4, wv)
 #define WV(k) wv[k]
+#elif defined(ENTRY_rt_render_local) && RT_DOUBLE && defined(GL_SPIRV)
+/* NVIDIA's OpenGL compiler traces wrong from a shared array of double
+ * vectors (the double `local` image at PSNR 11, the motion read back from
+ * it right): there the shared words are their bits, a vector two uvec4. */
+shared uvec4 wl[RT_WORDS / 2];
+rvec4 rt_wv(int k) {
+    const uvec4 a = wl[2 * k], b = wl[2 * k + 1];
+    return rvec4(packDouble2x32(a.xy), packDouble2x32(a.zw), packDouble2x32(b.xy),
+                 packDouble2x32(b.zw));
+}
+void rt_wv_put(int k, rvec4 v) {
+    wl[2 * k] = uvec4(unpackDouble2x32(v.x), unpackDouble2x32(v.y));
+    wl[2 * k + 1] = uvec4(unpackDouble2x32(v.z), unpackDouble2x32(v.w));
+}
+real rt_wd(int w) {
+    const uvec4 a = wl[w >> 1];
+    return packDouble2x32((w & 1) != 0 ? a.zw : a.xy);
+}
+#define WV(k) rt_wv(k)
+#define WV_PUT(k, v) rt_wv_put(k, v)
+#define WD(w) rt_wd(w)
 #elif defined(ENTRY_rt_render_local)
 shared rvec4 wl[RT_WORDS / 4];
 #define WV(k) wl[k]
+#define WV_PUT(k, v) wl[k] = (v)
 #endif
+#if RT_DOUBLE && defined(GL_SPIRV) && defined(WV) && !defined(WD)
+/* And it reads a double vector's component at a variable index wrong: the
+ * component by constant selects. */
+real rt_word(int w) {
+    const rvec4 v = WV(w >> 2);
+    const int c = w & 3;
+    return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+}
+#define WD(w) rt_word(w)
+#elif !defined(WD)
 #define WD(w) WV((w) >> 2)[(w)&3]
+#endif
 
 /* ---- the motion ---- */
 #if defined(ENTRY_rt_animate) || defined(ENTRY_rt_render_local)
@@ -134,22 +167,24 @@ dvec2 rt_sincos(double x) {
 }
 
 /* Sphere i of the scene at time t as its RT_SW world words: an orbit
- * around (ox, oz) and a bounce above oy, from its own phase. */
-void rt_move(int i, real t, out real o[RT_SW]) {
+ * around (ox, oz) and a bounce above oy, from its own phase. Three vectors,
+ * not an array: NVIDIA's OpenGL compiler keeps a double array in float (the
+ * double world was float-rounded, 2e-8 off) and reads one at a variable
+ * index wrong. w0: centre, r^2; w1: 1/r, colour; w2: reflectivity, 0. */
+#if RT_SW != 12 || RT_R2 != 3 || RT_INVR != 4 || RT_COL != 5 || RT_REFL != 8
+#error "rt_move: a sphere's world words are not (centre, r^2, 1/r, colour, reflectivity, 0 0 0)"
+#endif
+void rt_move(int i, real t, out rvec4 w0, out rvec4 w1, out rvec4 w2) {
     const int s = RT_SPHERES + RT_SW * i;
     const real a = rt_fma(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
     const real r = scene[s + RT_RADIUS];
     const dvec2 sc = rt_sincos(double(a)), sc2 = rt_sincos(double(R(2.0) * a));
-    o[0] = scene[s] + scene[s + RT_ORBIT] * real(sc.y);
-    o[1] = scene[s + 1] + scene[s + RT_BOUNCE] * abs(real(sc2.x));
-    o[2] = scene[s + 2] + scene[s + RT_ORBIT] * real(sc.x);
-    o[RT_R2] = r * r;
-    o[RT_INVR] = rt_div(R(1.0), r);
-    o[RT_COL] = scene[s + RT_SCOL];
-    o[RT_COL + 1] = scene[s + RT_SCOL + 1];
-    o[RT_COL + 2] = scene[s + RT_SCOL + 2];
-    o[RT_REFL] = scene[s + RT_SREFL];
-    o[9] = o[10] = o[11] = R(0.0);
+    w0 = rvec4(scene[s] + scene[s + RT_ORBIT] * real(sc.y),
+               scene[s + 1] + scene[s + RT_BOUNCE] * abs(real(sc2.x)),
+               scene[s + 2] + scene[s + RT_ORBIT] * real(sc.x), r * r);
+    w1 = rvec4(rt_div(R(1.0), r), scene[s + RT_SCOL], scene[s + RT_SCOL + 1],
+               scene[s + RT_SCOL + 2]);
+    w2 = rvec4(scene[s + RT_SREFL], R(0.0), R(0.0), R(0.0));
 }
 #endif
 
@@ -318,16 +353,18 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
  * (scene, world, int n, float t). */
 CO_ARGS uniform Args { int n; float t; } args;
 CO_BUFFER(1, writeonly, real, world)
+#define RT_PUT4(at, v) world[at] = v.x, world[(at) + 1] = v.y, world[(at) + 2] = v.z, world[(at) + 3] = v.w
 void main() {
     rt_fma_test(args.n);
     const int i = int(gl_GlobalInvocationID.x);
     if (i < RT_SPHERES) world[i] = scene[i];
     if (i < args.n) {
-        real s[RT_SW];
-        rt_move(i, real(args.t), s);
-        /* Unrolled: NVIDIA's OpenGL compiler gets a double array read at a
-         * variable index wrong (a motion off by far more than rounding). */
-        [[unroll]] for (int k = 0; k < RT_SW; k++) world[RT_SPHERES + RT_SW * i + k] = s[k];
+        rvec4 w0, w1, w2;
+        rt_move(i, real(args.t), w0, w1, w2);
+        const int w = RT_SPHERES + RT_SW * i;
+        RT_PUT4(w, w0);
+        RT_PUT4(w + 4, w1);
+        RT_PUT4(w + 8, w2);
     }
 }
 
@@ -363,17 +400,18 @@ void main() {
     rt_fma_test(args.n);
     const int lid = int(gl_LocalInvocationIndex);
     const int lsize = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y), n = args.n;
-    /* Whole vectors in and out of shared memory (the header and a sphere
-     * are whole vectors): NVIDIA's OpenGL compiler cannot write a double
-     * vector's component at a variable index (C9999, __setVectorIndex). */
+    /* Whole vectors into shared memory (the header and a sphere are whole
+     * vectors): NVIDIA's OpenGL compiler cannot write a double vector's
+     * component at a variable index (C9999, __setVectorIndex). */
     for (int v = lid; v < RT_SPHERES / 4; v += lsize)
-        WV(v) = rvec4(scene[4 * v], scene[4 * v + 1], scene[4 * v + 2], scene[4 * v + 3]);
+        WV_PUT(v, rvec4(scene[4 * v], scene[4 * v + 1], scene[4 * v + 2], scene[4 * v + 3]));
     for (int i = lid; i < n; i += lsize) {
-        real s[RT_SW];
-        rt_move(i, real(args.t), s);
-        [[unroll]] for (int k = 0; k < RT_SW / 4; k++)
-            WV((RT_SPHERES + RT_SW * i) / 4 + k) =
-                rvec4(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3]);
+        const int v = (RT_SPHERES + RT_SW * i) / 4;
+        rvec4 w0, w1, w2;
+        rt_move(i, real(args.t), w0, w1, w2);
+        WV_PUT(v, w0);
+        WV_PUT(v + 1, w1);
+        WV_PUT(v + 2, w2);
     }
     barrier();
     if (gl_WorkGroupID.x == 0 && gl_WorkGroupID.y == 0)

@@ -591,13 +591,24 @@ static co_status verify(co_problem *p, double *error, double *tolerance, char *c
     double err = by_psnr < by_off ? by_psnr : by_off;
     if (psnr < 0 || isnan(psnr)) err = INFINITY;
     const char *why = NULL;
-    /* The animated spheres: the device's motion against the host's. */
-    for (size_t i = 0; i < s->words; i++) {
+    char world[64]; /* (the run shows its first 31 characters) */
+    /* The animated spheres: the device's motion against the host's; the
+     * first word off is named, with its relative error. */
+    static const char *const field[RT_SW] = {"x",     "y",    "z",    "r^2", "1/r", "red",
+                                             "green", "blue", "refl", "pad", "pad", "pad"};
+    for (size_t i = 0; i < s->words && !why; i++) {
         const double a = get(s, s->world, i), b = get(s, s->ref_world, i);
-        if (!(fabs(a - b) <= (s->dbl ? 1e-9 : 1e-4) * (1 + fabs(b)))) why = "world differs";
+        const double rel = fabs(a - b) / (1 + fabs(b));
+        if (rel <= (s->dbl ? 1e-9 : 1e-4)) continue;
+        if (i < RT_SPHERES)
+            snprintf(world, sizeof world, "world word %zu off %.1e", i, rel);
+        else
+            snprintf(world, sizeof world, "sphere %zu %s off %.1e", (i - RT_SPHERES) / RT_SW,
+                     field[(i - RT_SPHERES) % RT_SW], rel);
+        why = world;
     }
     const uint32_t *last = s->image + (s->frames - 1) * pixels;
-    if (!s->degenerate[0]) {
+    if (!s->degenerate[0] && !why) { /* (a wrong world says more than its image) */
         double sum = 0, sq = 0;
         for (size_t i = 0; i < pixels; i++) {
             const double y = luminance(last[i]);
