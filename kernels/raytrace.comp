@@ -116,16 +116,7 @@ shared rvec4 wl[RT_WORDS / 4];
 #define WV(k) wl[k]
 #define WV_PUT(k, v) wl[k] = (v)
 #endif
-#if RT_DOUBLE && defined(GL_SPIRV) && defined(WV) && !defined(WD)
-/* And it reads a double vector's component at a variable index wrong: the
- * component by constant selects. */
-real rt_word(int w) {
-    const rvec4 v = WV(w >> 2);
-    const int c = w & 3;
-    return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
-}
-#define WD(w) rt_word(w)
-#elif !defined(WD)
+#ifndef WD
 #define WD(w) WV((w) >> 2)[(w)&3]
 #endif
 
