@@ -223,6 +223,32 @@ static void test_copy_reduce(co_context *ctx, size_t dev, const char *spec) {
         }
 }
 
+/* Sums of growing arrays, one call after another: each needs larger
+ * partials than the context kept for the last, so its kept arrays fill up
+ * and the oldest go; none may be one the call holds (the sum, found first,
+ * was freed by the partials' miss behind it: a crash in PoCL's
+ * clSetKernelArg). */
+static void test_kept_growth(size_t dev, const char *spec) {
+    co_context *ctx; /* its own: nothing kept yet */
+    if (co_context_create(&ctx)) {
+        check(false, "a second context: %s", co_last_error());
+        return;
+    }
+    for (int k = 0; k < 12; k++) {
+        const size_t n = (size_t)1000 << k; /* partials of n / 32 and n / 1024 floats */
+        float *x = malloc(n * 4);
+        double ref = 0, mag = 0, sum = 0;
+        for (size_t j = 0; j < n; j++) x[j] = frand(), ref += x[j], mag += fabs(x[j]);
+        const co_status st = co_reduce_sum(ctx, dev, NULL, n, co_mem_host(x), &sum);
+        const double bound = (ceil(log2((double)n)) + 2) * 0x1p-24 * mag;
+        check(st == CO_OK && fabs(sum - ref) <= bound,
+              "co_reduce_sum on %s, growing n=%zu: %.9g vs %.9g (bound %.3g)", spec, n, sum, ref,
+              bound);
+        free(x);
+    }
+    co_context_destroy(ctx);
+}
+
 /* ---- images ---- */
 
 static void test_grayscale(co_context *ctx, size_t dev, const char *spec) {
@@ -919,6 +945,7 @@ int main(int argc, char **argv) {
         test_buffer_ranges(ctx, d, spec);
         test_sgemm_ex(ctx, d, spec);
         test_copy_reduce(ctx, d, spec);
+        test_kept_growth(d, spec);
         test_grayscale(ctx, d, spec);
         if (runs(ctx, d, spec, "boxfilter")) test_boxfilter(ctx, d, spec);
         if (runs(ctx, d, spec, "collider")) test_collider(ctx, d, spec);

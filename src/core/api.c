@@ -46,19 +46,26 @@ static size_t keep_max(const co_device *dev) {
     return share > floor ? share : floor;
 }
 
+typedef struct aux_array {
+    const co_device *dev;
+    const co_workload *wl;
+    size_t index, bytes;
+    co_buf *buf;
+} aux_array;
+
+/* A call holds at most CO_MAX_ARRAYS kept arrays, all used after those it
+ * did not use: so the least recently used is never one it holds. */
+_Static_assert(CO_MAX_ARRAYS < MAX_AUX, "a call's kept arrays fill the context's");
+
 typedef struct api_state {
     pthread_mutex_t lock;
     bool check;
     co_copy_stats copies;
     /* Arrays no caller provides, kept per device: zeroed inputs (reduce's
      * ticket, which its kernels leave 0 again), so a call uploads nothing,
-     * and working memory (scratch, reduce's sum), so a call allocates none. */
-    struct {
-        const co_device *dev;
-        const co_workload *wl;
-        size_t index, bytes;
-        co_buf *buf;
-    } aux[MAX_AUX];
+     * and working memory (scratch, reduce's sum), so a call allocates none.
+     * Least recently used first. */
+    aux_array aux[MAX_AUX];
     size_t naux;
 } api_state;
 
@@ -367,14 +374,23 @@ static co_status bind(call *c, size_t index, co_mem m, const char *name) {
 }
 
 /* The context's array `index` of the call's workload on its device:
- * zeroed (an input), or working memory. */
+ * zeroed (an input), or working memory; made where none is kept or the
+ * one kept is too small. */
 static co_buf *aux_buffer(call *c, size_t index, bool zeroed, co_status *st) {
     api_state *a = c->a;
     const size_t bytes = c->p.arrays[index].bytes;
-    for (size_t i = 0; i < a->naux; i++)
-        if (a->aux[i].dev == c->dev && a->aux[i].wl == c->wl && a->aux[i].index == index &&
-            a->aux[i].bytes >= bytes)
-            return a->aux[i].buf;
+    for (size_t i = 0; i < a->naux; i++) {
+        aux_array x = a->aux[i];
+        if (x.dev != c->dev || x.wl != c->wl || x.index != index) continue;
+        memmove(a->aux + i, a->aux + i + 1, (a->naux - i - 1) * sizeof x);
+        if (x.bytes >= bytes) { /* now the most recently used */
+            a->aux[a->naux - 1] = x;
+            return x.buf;
+        }
+        a->naux--;
+        c->dev->backend->free(c->dev, x.buf);
+        break;
+    }
     co_buf *buf = NULL;
     void *zero = zeroed ? host_alloc(bytes, true) : NULL;
     *st = zero || !zeroed ? c->dev->backend->alloc(c->dev, bytes, &buf)
@@ -385,14 +401,12 @@ static co_buf *aux_buffer(call *c, size_t index, bool zeroed, co_status *st) {
         if (buf) c->dev->backend->free(c->dev, buf);
         return NULL;
     }
-    if (a->naux == MAX_AUX) { /* forget the oldest */
+    if (a->naux == MAX_AUX) { /* forget the least recently used */
         a->aux[0].dev->backend->free((co_device *)a->aux[0].dev, a->aux[0].buf);
         memmove(a->aux, a->aux + 1, (MAX_AUX - 1) * sizeof a->aux[0]);
         a->naux--;
     }
-    a->aux[a->naux].dev = c->dev, a->aux[a->naux].wl = c->wl, a->aux[a->naux].index = index;
-    a->aux[a->naux].bytes = bytes, a->aux[a->naux].buf = buf;
-    a->naux++;
+    a->aux[a->naux++] = (aux_array){c->dev, c->wl, index, bytes, buf};
     return buf;
 }
 
