@@ -24,8 +24,7 @@
  * read with glNamedBufferSubData; a launch without timing returns at once
  * (`finish` waits). A context is current in one thread at a time: each
  * call makes the device's current in the calling thread and releases it.
- * Mesa's llvmpipe is a device only where COALESCE_OPENGL_SOFTWARE=1
- * (probe says why). */
+ * Mesa's llvmpipe is a CPU device, as lavapipe is Vulkan's. */
 #define EGL_EGL_PROTOTYPES 0
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -695,8 +694,9 @@ static co_status open_device(EGLDisplay dpy, bool software, gl_device *d, co_dev
     return st;
 }
 
-/* The EGL displays to open: one per EGL device, else Mesa's surfaceless
- * one; software[i]: Mesa's software rasteriser (llvmpipe). */
+/* The EGL displays to open: one per EGL device, GPUs first (as Vulkan's
+ * devices), else Mesa's surfaceless one; software[i]: Mesa's software
+ * rasteriser (llvmpipe). */
 static size_t displays(EGLDisplay *out, bool *software) {
     const char *client = egl.QueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     size_t n = 0;
@@ -704,14 +704,17 @@ static size_t displays(EGLDisplay *out, bool *software) {
     EGLint ndev = 0;
     if (egl.QueryDevicesEXT && has_word(client, "EGL_EXT_platform_device") &&
         egl.QueryDevicesEXT(MAX_DISPLAYS, devs, &ndev))
-        for (EGLint i = 0; i < ndev; i++) {
-            const char *dext =
-                egl.QueryDeviceStringEXT ? egl.QueryDeviceStringEXT(devs[i], EGL_EXTENSIONS) : NULL;
-            EGLDisplay dpy = egl.GetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
-            if (dpy == EGL_NO_DISPLAY) continue;
-            software[n] = has_word(dext, "EGL_MESA_device_software");
-            out[n++] = dpy;
-        }
+        for (int soft = 0; soft < 2; soft++)
+            for (EGLint i = 0; i < ndev; i++) {
+                const char *dext = egl.QueryDeviceStringEXT
+                                       ? egl.QueryDeviceStringEXT(devs[i], EGL_EXTENSIONS)
+                                       : NULL;
+                if (has_word(dext, "EGL_MESA_device_software") != soft) continue;
+                EGLDisplay dpy = egl.GetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
+                if (dpy == EGL_NO_DISPLAY) continue;
+                software[n] = soft;
+                out[n++] = dpy;
+            }
     if (!n && has_word(client, "EGL_MESA_platform_surfaceless")) {
         EGLDisplay dpy =
             egl.GetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
@@ -736,16 +739,6 @@ static co_status probe(co_context *ctx) {
         if (!d) return co_fail(CO_ERR_NOMEM, "out of host memory");
         co_device_info info = {0};
         co_status st = open_device(dpys[i], software[i], d, &info);
-        /* Mesa's llvmpipe, only where asked for: in one process with lavapipe
-         * and PoCL (all three JIT through one libLLVM) PoCL's kernel compiler
-         * crashed (python/tests, 2026-12-03). */
-        const char *allow = getenv("COALESCE_OPENGL_SOFTWARE");
-        if (!st && info.type == CO_DEVICE_CPU && !(allow && !strcmp(allow, "1")))
-            st = co_fail(CO_ERR_UNSUPPORTED,
-                         "OpenGL: Mesa's software renderer (%s) is left out unless "
-                         "COALESCE_OPENGL_SOFTWARE=1 (beside lavapipe and PoCL in one process "
-                         "it crashed PoCL's kernel compiler)",
-                         info.name);
         snprintf(info.spec, sizeof info.spec, "opengl:%zu", added);
         if (!st) st = co_context_add_device(ctx, &opengl_backend, &info, d);
         if (st) {
