@@ -338,13 +338,15 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
 #endif
 
 /* ---- entry points ---- */
+/* Vector v into the words at..at+3 of a `real` buffer. */
+#define RT_PUT4(buf, at, v) \
+    buf[at] = (v).x, buf[(at) + 1] = (v).y, buf[(at) + 2] = (v).z, buf[(at) + 3] = (v).w
 #if defined(ENTRY_rt_animate)
 /* The world at time t: header and lights copied, spheres moved; one
  * invocation per word of the header and lights, or per sphere. Arguments
  * (scene, world, int n, float t). */
 CO_ARGS uniform Args { int n; float t; } args;
 CO_BUFFER(1, writeonly, real, world)
-#define RT_PUT4(at, v) world[at] = v.x, world[(at) + 1] = v.y, world[(at) + 2] = v.z, world[(at) + 3] = v.w
 void main() {
     rt_fma_test(args.n);
     const int i = int(gl_GlobalInvocationID.x);
@@ -353,9 +355,9 @@ void main() {
         rvec4 w0, w1, w2;
         rt_move(i, real(args.t), w0, w1, w2);
         const int w = RT_SPHERES + RT_SW * i;
-        RT_PUT4(w, w0);
-        RT_PUT4(w + 4, w1);
-        RT_PUT4(w + 8, w2);
+        RT_PUT4(world, w, w0);
+        RT_PUT4(world, w + 4, w1);
+        RT_PUT4(world, w + 8, w2);
     }
 }
 
@@ -408,8 +410,7 @@ void main() {
     if (gl_WorkGroupID.x == 0 && gl_WorkGroupID.y == 0)
         for (int v = lid; v < (RT_SPHERES + RT_SW * n) / 4; v += lsize) {
             const rvec4 q = WV(v);
-            world_out[4 * v] = q.x, world_out[4 * v + 1] = q.y;
-            world_out[4 * v + 2] = q.z, world_out[4 * v + 3] = q.w;
+            RT_PUT4(world_out, 4 * v, q);
         }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= args.width || y >= args.rows) return;

@@ -196,6 +196,12 @@ static void test_sgemm_ex(co_context *ctx, size_t dev, const char *spec) {
 
 /* ---- copy, reduce ---- */
 
+/* A float sum of n values, sum(|x|) = mag, within (log2 n + 2) roundings
+ * of the largest partial sum. */
+static double sum_bound(size_t n, double mag) {
+    return (ceil(log2((double)n)) + 2) * 0x1p-24 * mag;
+}
+
 static void test_copy_reduce(co_context *ctx, size_t dev, const char *spec) {
     static const size_t ns[] = {1, 3, 1023, 4099, 100003};
     for (size_t i = 0; i < 5; i++)
@@ -215,7 +221,7 @@ static void test_copy_reduce(co_context *ctx, size_t dev, const char *spec) {
             fetch(ky, y, n * 4);
             check(st == CO_OK && memcmp(x, y, n * 4) == 0, "co_copy on %s, n=%zu %s", spec, n,
                   buf ? "buffers" : "host");
-            const double bound = (ceil(log2((double)n)) + 2) * 0x1p-24 * mag;
+            const double bound = sum_bound(n, mag);
             check(st2 == CO_OK && fabs(sum - ref) <= bound,
                   "co_reduce_sum on %s, n=%zu %s: %.9g vs %.9g (bound %.3g)", spec, n,
                   buf ? "buffers" : "host", sum, ref, bound);
@@ -240,7 +246,7 @@ static void test_kept_growth(size_t dev, const char *spec) {
         double ref = 0, mag = 0, sum = 0;
         for (size_t j = 0; j < n; j++) x[j] = frand(), ref += x[j], mag += fabs(x[j]);
         const co_status st = co_reduce_sum(ctx, dev, NULL, n, co_mem_host(x), &sum);
-        const double bound = (ceil(log2((double)n)) + 2) * 0x1p-24 * mag;
+        const double bound = sum_bound(n, mag);
         check(st == CO_OK && fabs(sum - ref) <= bound,
               "co_reduce_sum on %s, growing n=%zu: %.9g vs %.9g (bound %.3g)", spec, n, sum, ref,
               bound);
