@@ -55,6 +55,8 @@
 #define rt_sqrt co_sqrt
 #define rt_fma fma /* (rounds twice on lavapipe: the double build is not exact there) */
 #define rt_fma_test(n)
+#define rt_fused true
+#define RT_FMA_EXACT fma
 #else
 #include "float_rn.cl"
 bool rt_fused = false;
@@ -73,6 +75,7 @@ float rt_div(float a, float b) {
 float rt_fma(float a, float b, float c) {
     return rt_fused ? fma(a, b, c) : frn_fma_double(a, b, c);
 }
+#define RT_FMA_EXACT frn_fma_double
 float rt_sqrt(float x) {
     float y;
     if (rt_fused && frn_sqrt_in_range(x))
@@ -185,17 +188,18 @@ void rt_move(int i, real t, out rvec4 w0, out rvec4 w1, out rvec4 w2) {
 real dot3(rvec a, rvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
 
-/* RT_HIT(i): t, where o + t d (d unit) enters sphere i if positive, else
- * where it leaves; 0 if it misses. Written out in the loops that use it
- * (no helper with out parameters, no return inside a loop): a strict shader
- * reaches the driver unoptimised, and NVIDIA's took 8% longer with the
- * helper (1080p, `local`: 0.5745 against 0.5266 ms; 2026-12-02-h200-p.md).
- * The operations and their order are those of the OpenCL kernel's. */
-#define RT_HIT(i)                                                                    \
+/* RT_HIT(i, FMA_): t, where o + t d (d unit) enters sphere i if positive,
+ * else where it leaves; 0 if it misses; FMA_ the fma that rounds once.
+ * Written out in the loops that use it (no helper with out parameters, no
+ * return inside a loop): a strict shader reaches the driver unoptimised,
+ * and NVIDIA's took 8% longer with the helper (1080p, `local`: 0.5745
+ * against 0.5266 ms; 2026-12-02-h200-p.md). The operations and their order
+ * are those of the OpenCL kernel's. */
+#define RT_HIT(i, FMA_)                                                              \
     const rvec4 c = WV(RT_SPHERES / 4 + 3 * (i)); /* centre, r^2 */                 \
     const rvec oc = o - c.xyz;                                                       \
-    const real b = oc.x * d.x + oc.y * d.y + oc.z * d.z;                             \
-    const real disc = b * b - ((oc.x * oc.x + oc.y * oc.y + oc.z * oc.z) - c.w);     \
+    const real b = FMA_(oc.z, d.z, FMA_(oc.y, d.y, oc.x * d.x));                     \
+    const real disc = FMA_(b, b, -(FMA_(oc.z, oc.z, FMA_(oc.y, oc.y, oc.x * oc.x)) - c.w)); \
     real t = R(0.0);                                                                 \
     if (!(disc <= R(0.0))) {                                                         \
         const real q = rt_sqrt(disc);                                                \
@@ -207,36 +211,57 @@ rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
  * host compiles the shader per sphere count: always, but for an empty
  * scene), four spheres a step: constant offsets into the world, four
  * independent tests in flight, one branch per four in rt_blocked.
- * Otherwise one at a time to n. */
-#define RT_NEAREST(i)                    \
+ * Otherwise one at a time to n. Each is written twice, with fma() where it
+ * rounds once (rt_fused) and with RT_FMA_EXACT where it does not: one
+ * branch a loop, not one a product (rt_fma in the loop: NVIDIA 1080p
+ * `local` 0.843 ms, not 0.400; 2026-12-03-h200-y.md). */
+#define RT_NEAREST(i, FMA_)              \
     {                                    \
-        RT_HIT(i)                        \
+        RT_HIT(i, FMA_)                  \
         if (t > R(0.0) && t < best) {    \
             best = t;                    \
             id = i;                      \
         }                                \
     }
-#define RT_ANY(i)                        \
+#define RT_ANY(i, FMA_)                  \
     {                                    \
-        RT_HIT(i)                        \
+        RT_HIT(i, FMA_)                  \
         if (t > R(0.0) && t < tmax) hit = true; \
     }
 #define RT_N4 (RT_NMAX & ~3)
+#define RT_NEAREST_ALL(FMA_)                                    \
+    {                                                           \
+        for (int i = 0; i < RT_N4; i += 4) {                    \
+            RT_NEAREST(i, FMA_)                                 \
+            RT_NEAREST(i + 1, FMA_)                             \
+            RT_NEAREST(i + 2, FMA_)                             \
+            RT_NEAREST(i + 3, FMA_)                             \
+        }                                                       \
+        for (int i = RT_N4; i < RT_NMAX; i++) RT_NEAREST(i, FMA_) \
+    }
+#define RT_ANY_ALL(FMA_)                                                \
+    {                                                                   \
+        for (int i = 0; i < RT_N4; i += 4) {                            \
+            RT_ANY(i, FMA_)                                             \
+            RT_ANY(i + 1, FMA_)                                         \
+            RT_ANY(i + 2, FMA_)                                         \
+            RT_ANY(i + 3, FMA_)                                         \
+            if (hit) break;                                             \
+        }                                                               \
+        for (int i = RT_N4; i < RT_NMAX && !hit; i++) RT_ANY(i, FMA_) \
+    }
 
 /* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
 int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
     int id = -1;
     real best = tbest_in;
     if (n == RT_NMAX) {
-        for (int i = 0; i < RT_N4; i += 4) {
-            RT_NEAREST(i)
-            RT_NEAREST(i + 1)
-            RT_NEAREST(i + 2)
-            RT_NEAREST(i + 3)
-        }
-        for (int i = RT_N4; i < RT_NMAX; i++) RT_NEAREST(i)
+        if (rt_fused)
+            RT_NEAREST_ALL(fma)
+        else
+            RT_NEAREST_ALL(RT_FMA_EXACT)
     } else
-        for (int i = 0; i < n; i++) RT_NEAREST(i)
+        for (int i = 0; i < n; i++) RT_NEAREST(i, rt_fma)
     tbest_out = best;
     return id;
 }
@@ -246,16 +271,12 @@ int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
 bool rt_blocked(int n, rvec o, rvec d, real tmax) {
     bool hit = false;
     if (n == RT_NMAX) {
-        for (int i = 0; i < RT_N4; i += 4) {
-            RT_ANY(i)
-            RT_ANY(i + 1)
-            RT_ANY(i + 2)
-            RT_ANY(i + 3)
-            if (hit) break;
-        }
-        for (int i = RT_N4; i < RT_NMAX && !hit; i++) RT_ANY(i)
+        if (rt_fused)
+            RT_ANY_ALL(fma)
+        else
+            RT_ANY_ALL(RT_FMA_EXACT)
     } else
-        for (int i = 0; i < n && !hit; i++) RT_ANY(i)
+        for (int i = 0; i < n && !hit; i++) RT_ANY(i, rt_fma)
     return hit;
 }
 

@@ -100,8 +100,14 @@ int main(void) {
             /* Every Fma is one the source writes (glslang keeps each function
              * once): rt_animate's motion's fma(), as in raytrace.cl; in float,
              * also the shader's fma probe (1) and kernels/float_rn.cl's
-             * division (4, rt_animate's 1 / r too) and root (3). */
-            const size_t fmas = (size_t)e + (dbl ? 0 : e ? 5 : 8);
+             * division (4, rt_animate's 1 / r too) and root (3). rt_render's
+             * ray-sphere tests write 5 each (RT_HIT): the two sphere loops
+             * with fma(), four unrolled and the tail each (50), their
+             * RT_FMA_EXACT copies (fma() itself in double: 50 more), and the
+             * loops to n through rt_fma (float: the one function, 1; double:
+             * fma() in both, 10). */
+            const size_t hits = dbl ? 110 : 51;
+            const size_t fmas = e ? 1 + (dbl ? 0 : 5) : hits + (dbl ? 0 : 8);
             check(ok && f.arith > 5 && f.arith_marked == f.arith && f.marked >= f.arith &&
                       f.fma == fmas && !f.annotations_after_types,
                   what);
