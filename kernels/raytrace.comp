@@ -229,38 +229,34 @@ rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
         if (t > R(0.0) && t < tmax) hit = true; \
     }
 #define RT_N4 (RT_NMAX & ~3)
-#define RT_NEAREST_ALL(FMA_)                                    \
-    {                                                           \
-        for (int i = 0; i < RT_N4; i += 4) {                    \
-            RT_NEAREST(i, FMA_)                                 \
-            RT_NEAREST(i + 1, FMA_)                             \
-            RT_NEAREST(i + 2, FMA_)                             \
-            RT_NEAREST(i + 3, FMA_)                             \
-        }                                                       \
-        for (int i = RT_N4; i < RT_NMAX; i++) RT_NEAREST(i, FMA_) \
+/* The loops to RT_NMAX: TEST(i, FMA_) four spheres a step until DONE; as
+ * RT_ALL, twice, on the shader's fma probe. */
+#define RT_ALL_WITH(TEST, FMA_, DONE)                                    \
+    {                                                                    \
+        for (int i = 0; i < RT_N4; i += 4) {                             \
+            TEST(i, FMA_)                                                \
+            TEST(i + 1, FMA_)                                            \
+            TEST(i + 2, FMA_)                                            \
+            TEST(i + 3, FMA_)                                            \
+            if (DONE) break;                                             \
+        }                                                                \
+        for (int i = RT_N4; i < RT_NMAX && !(DONE); i++) TEST(i, FMA_) \
     }
-#define RT_ANY_ALL(FMA_)                                                \
-    {                                                                   \
-        for (int i = 0; i < RT_N4; i += 4) {                            \
-            RT_ANY(i, FMA_)                                             \
-            RT_ANY(i + 1, FMA_)                                         \
-            RT_ANY(i + 2, FMA_)                                         \
-            RT_ANY(i + 3, FMA_)                                         \
-            if (hit) break;                                             \
-        }                                                               \
-        for (int i = RT_N4; i < RT_NMAX && !hit; i++) RT_ANY(i, FMA_) \
+#define RT_ALL(TEST, DONE)                        \
+    {                                             \
+        if (rt_fused)                             \
+            RT_ALL_WITH(TEST, fma, DONE)          \
+        else                                      \
+            RT_ALL_WITH(TEST, RT_FMA_EXACT, DONE) \
     }
 
 /* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
 int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
     int id = -1;
     real best = tbest_in;
-    if (n == RT_NMAX) {
-        if (rt_fused)
-            RT_NEAREST_ALL(fma)
-        else
-            RT_NEAREST_ALL(RT_FMA_EXACT)
-    } else
+    if (n == RT_NMAX)
+        RT_ALL(RT_NEAREST, false)
+    else
         for (int i = 0; i < n; i++) RT_NEAREST(i, rt_fma)
     tbest_out = best;
     return id;
@@ -270,12 +266,9 @@ int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
  * that hold one. */
 bool rt_blocked(int n, rvec o, rvec d, real tmax) {
     bool hit = false;
-    if (n == RT_NMAX) {
-        if (rt_fused)
-            RT_ANY_ALL(fma)
-        else
-            RT_ANY_ALL(RT_FMA_EXACT)
-    } else
+    if (n == RT_NMAX)
+        RT_ALL(RT_ANY, hit)
+    else
         for (int i = 0; i < n && !hit; i++) RT_ANY(i, rt_fma)
     return hit;
 }
