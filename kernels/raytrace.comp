@@ -5,7 +5,8 @@
  * Defines, as for the OpenCL kernels: RT_DOUBLE (1: `real` is double),
  * RT_SPACE (where the world lives while tracing: 0 a storage buffer, 1 a
  * uniform buffer, 2 shared memory, staged per work-group), RT_NMAX (the
- * spheres a uniform or shared copy holds). CO_FP_STRICT (always set by
+ * spheres a uniform or shared copy holds); and the shaders' own
+ * RT_FMA_ONCE (whether the driver's fma() rounds once). CO_FP_STRICT (always set by
  * raytrace.c): every operation NoContraction (the backend), division and
  * square root correctly rounded (co_div, co_sqrt); no dot(), which a driver
  * may fuse. sin and cos are evaluated in double here, as the reference does
@@ -46,39 +47,37 @@
 /* ---- division, square root and fma, correctly rounded ----
  * In double, co_div and co_sqrt as they are. In float, without double
  * (kernels/float_rn.cl) where fma() rounds once and the operands are in
- * range, through double otherwise; fma() where it rounds once, else
- * through double (frn_fma_double). rt_fused says whether fma() rounds
- * once; rt_fma_test sets it, once per invocation, on a value the compiler
- * cannot fold (n >= 0, a push constant). */
+ * range, through double otherwise. RT_FMA is the fma that rounds once:
+ * fma() where the driver's does (RT_FMA_ONCE 1, which the host finds with
+ * a probe shader: co_glsl_fma_once), else through double (frn_fma_double).
+ * The shader is built for the one case: built for both, branched on a
+ * probe in the shader, it took NVIDIA 62 registers against 56 and 1080p
+ * `local` 0.400 ms against 0.389 (2026-12-04-h200-z.md). */
 #if RT_DOUBLE
 #define rt_div co_div
 #define rt_sqrt co_sqrt
-#define rt_fma fma /* (rounds twice on lavapipe: the double build is not exact there) */
-#define rt_fma_test(n)
-#define rt_fused true
-#define RT_FMA_EXACT fma
+#define RT_FMA fma /* (rounds twice on lavapipe: the double build is not exact there) */
 #else
 #include "float_rn.cl"
-bool rt_fused = false;
-void rt_fma_test(int n) {
-    const float a = uintBitsToFloat(0x3F800800u + (uint(n) >> 31)); /* 1 + 2^-12 */
-    rt_fused = fma(a, a, -1.00048828125) != 0.0; /* 2^-24 once rounded, else 0 */
-}
+#ifndef RT_FMA_ONCE
+#error "raytrace.comp: build it with -DRT_FMA_ONCE=1 where fma() rounds once, else 0"
+#endif
+#if RT_FMA_ONCE
+#define RT_FMA fma
+#else
+#define RT_FMA frn_fma_double
+#endif
 float rt_div(float a, float b) {
     float q;
-    if (rt_fused && frn_div_in_range(a, b))
+    if (RT_FMA_ONCE != 0 && frn_div_in_range(a, b))
         q = frn_div(a, b);
     else
         q = co_div(a, b);
     return q;
 }
-float rt_fma(float a, float b, float c) {
-    return rt_fused ? fma(a, b, c) : frn_fma_double(a, b, c);
-}
-#define RT_FMA_EXACT frn_fma_double
 float rt_sqrt(float x) {
     float y;
-    if (rt_fused && frn_sqrt_in_range(x))
+    if (RT_FMA_ONCE != 0 && frn_sqrt_in_range(x))
         y = frn_sqrt(x);
     else
         y = co_sqrt(x);
@@ -170,7 +169,7 @@ dvec2 rt_sincos(double x) {
 #endif
 void rt_move(int i, real t, out rvec4 w0, out rvec4 w1, out rvec4 w2) {
     const int s = RT_SPHERES + RT_SW * i;
-    const real a = rt_fma(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
+    const real a = RT_FMA(scene[s + RT_OMEGA], t, scene[s + RT_PHASE]); /* one rounding */
     const real r = scene[s + RT_RADIUS];
     const dvec2 sc = rt_sincos(double(a)), sc2 = rt_sincos(double(R(2.0) * a));
     w0 = rvec4(scene[s] + scene[s + RT_ORBIT] * real(sc.y),
@@ -188,66 +187,55 @@ void rt_move(int i, real t, out rvec4 w0, out rvec4 w1, out rvec4 w2) {
 real dot3(rvec a, rvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 rvec wload(int w) { return rvec(WD(w), WD(w + 1), WD(w + 2)); }
 
-/* RT_HIT(i, FMA_): t, where o + t d (d unit) enters sphere i if positive,
- * else where it leaves; 0 if it misses; FMA_ the fma that rounds once.
+/* RT_HIT(i): t, where o + t d (d unit) enters sphere i if positive, else
+ * where it leaves; 0 if it misses.
  * Written out in the loops that use it (no helper with out parameters, no
  * return inside a loop): a strict shader reaches the driver unoptimised,
  * and NVIDIA's took 8% longer with the helper (1080p, `local`: 0.5745
  * against 0.5266 ms; 2026-12-02-h200-p.md). The operations and their order
  * are those of the OpenCL kernel's. */
-#define RT_HIT(i, FMA_)                                                              \
-    const rvec4 c = WV(RT_SPHERES / 4 + 3 * (i)); /* centre, r^2 */                 \
-    const rvec oc = o - c.xyz;                                                       \
-    const real b = FMA_(oc.z, d.z, FMA_(oc.y, d.y, oc.x * d.x));                     \
-    const real disc = FMA_(b, b, -(FMA_(oc.z, oc.z, FMA_(oc.y, oc.y, oc.x * oc.x)) - c.w)); \
-    real t = R(0.0);                                                                 \
-    if (!(disc <= R(0.0))) {                                                         \
-        const real q = rt_sqrt(disc);                                                \
-        const real t0 = -b - q, t1 = -b + q;                                         \
-        t = t0 > R(0.0) ? t0 : t1;                                                   \
+#define RT_HIT(i)                                                                                 \
+    const rvec4 c = WV(RT_SPHERES / 4 + 3 * (i)); /* centre, r^2 */                               \
+    const rvec oc = o - c.xyz;                                                                    \
+    const real b = RT_FMA(oc.z, d.z, RT_FMA(oc.y, d.y, oc.x * d.x));                              \
+    const real disc = RT_FMA(b, b, -(RT_FMA(oc.z, oc.z, RT_FMA(oc.y, oc.y, oc.x * oc.x)) - c.w)); \
+    real t = R(0.0);                                                                              \
+    if (!(disc <= R(0.0))) {                                                                      \
+        const real q = rt_sqrt(disc);                                                             \
+        const real t0 = -b - q, t1 = -b + q;                                                      \
+        t = t0 > R(0.0) ? t0 : t1;                                                                \
     }
 
 /* The sphere loops run to RT_NMAX, a constant, when n is RT_NMAX (the
  * host compiles the shader per sphere count: always, but for an empty
  * scene), four spheres a step: constant offsets into the world, four
  * independent tests in flight, one branch per four in rt_blocked.
- * Otherwise one at a time to n. Each is written twice, with fma() where it
- * rounds once (rt_fused) and with RT_FMA_EXACT where it does not: one
- * branch a loop, not one a product (rt_fma in the loop: NVIDIA 1080p
- * `local` 0.843 ms, not 0.400; 2026-12-03-h200-y.md). */
-#define RT_NEAREST(i, FMA_)              \
-    {                                    \
-        RT_HIT(i, FMA_)                  \
-        if (t > R(0.0) && t < best) {    \
-            best = t;                    \
-            id = i;                      \
-        }                                \
+ * Otherwise one at a time to n. */
+#define RT_NEAREST(i)                 \
+    {                                 \
+        RT_HIT(i)                     \
+        if (t > R(0.0) && t < best) { \
+            best = t;                 \
+            id = i;                   \
+        }                             \
     }
-#define RT_ANY(i, FMA_)                  \
-    {                                    \
-        RT_HIT(i, FMA_)                  \
+#define RT_ANY(i)                               \
+    {                                           \
+        RT_HIT(i)                               \
         if (t > R(0.0) && t < tmax) hit = true; \
     }
 #define RT_N4 (RT_NMAX & ~3)
-/* The loops to RT_NMAX: TEST(i, FMA_) four spheres a step until DONE; as
- * RT_ALL, twice, on the shader's fma probe. */
-#define RT_ALL_WITH(TEST, FMA_, DONE)                                    \
-    {                                                                    \
-        for (int i = 0; i < RT_N4; i += 4) {                             \
-            TEST(i, FMA_)                                                \
-            TEST(i + 1, FMA_)                                            \
-            TEST(i + 2, FMA_)                                            \
-            TEST(i + 3, FMA_)                                            \
-            if (DONE) break;                                             \
-        }                                                                \
-        for (int i = RT_N4; i < RT_NMAX && !(DONE); i++) TEST(i, FMA_) \
-    }
-#define RT_ALL(TEST, DONE)                        \
-    {                                             \
-        if (rt_fused)                             \
-            RT_ALL_WITH(TEST, fma, DONE)          \
-        else                                      \
-            RT_ALL_WITH(TEST, RT_FMA_EXACT, DONE) \
+/* The loop to RT_NMAX: TEST(i) four spheres a step until DONE. */
+#define RT_ALL(TEST, DONE)                                       \
+    {                                                            \
+        for (int i = 0; i < RT_N4; i += 4) {                     \
+            TEST(i)                                              \
+            TEST(i + 1)                                          \
+            TEST(i + 2)                                          \
+            TEST(i + 3)                                          \
+            if (DONE) break;                                     \
+        }                                                        \
+        for (int i = RT_N4; i < RT_NMAX && !(DONE); i++) TEST(i) \
     }
 
 /* The nearest sphere hit along o + t d, t in (0, tbest): its index, or -1. */
@@ -257,7 +245,7 @@ int rt_nearest(int n, rvec o, rvec d, real tbest_in, out real tbest_out) {
     if (n == RT_NMAX)
         RT_ALL(RT_NEAREST, false)
     else
-        for (int i = 0; i < n; i++) RT_NEAREST(i, rt_fma)
+        for (int i = 0; i < n; i++) RT_NEAREST(i)
     tbest_out = best;
     return id;
 }
@@ -269,7 +257,7 @@ bool rt_blocked(int n, rvec o, rvec d, real tmax) {
     if (n == RT_NMAX)
         RT_ALL(RT_ANY, hit)
     else
-        for (int i = 0; i < n && !hit; i++) RT_ANY(i, rt_fma)
+        for (int i = 0; i < n && !hit; i++) RT_ANY(i)
     return hit;
 }
 
@@ -362,7 +350,6 @@ uint rt_pixel(int n, int nlights, int width, int height, int depth, int px, int 
 CO_ARGS uniform Args { int n; float t; } args;
 CO_BUFFER(1, writeonly, real, world)
 void main() {
-    rt_fma_test(args.n);
     const int i = int(gl_GlobalInvocationID.x);
     if (i < RT_SPHERES) world[i] = scene[i];
     if (i < args.n) {
@@ -385,7 +372,6 @@ CO_ARGS uniform Args {
 } args;
 CO_BUFFER(1, writeonly, uint, image)
 void main() {
-    rt_fma_test(args.n);
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= args.width || y >= args.rows) return;
     image[(uint(args.frame) * uint(args.rows) + uint(y)) * uint(args.width) + uint(x)] =
@@ -404,7 +390,6 @@ CO_ARGS uniform Args {
 CO_BUFFER(1, writeonly, real, world_out)
 CO_BUFFER(2, writeonly, uint, image)
 void main() {
-    rt_fma_test(args.n);
     const int lid = int(gl_LocalInvocationIndex);
     const int lsize = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y), n = args.n;
     /* Whole vectors into shared memory (the header and a sphere are whole

@@ -187,7 +187,8 @@ int main(void) {
     tried = wrong = 0;
     quotients();
     roots();
-    printf("fma rounding twice: %lu of %lu wrong (the shader's rt_fused keeps these on double)\n",
+    printf("fma rounding twice: %lu of %lu wrong (raytrace.comp's RT_FMA_ONCE 0 keeps these on "
+           "double)\n",
            wrong, tried);
     if (wrong == 0) {
         printf("FAIL an fma that rounds twice gave no wrong result: the test cannot see errors\n");

@@ -85,11 +85,12 @@ int main(void) {
     static const char *const entries[] = {"rt_render", "rt_animate"};
     char what[256];
     for (int run = 0; run < 2; run++) /* compiled, then from the cache */
-        for (int k = 0; k < 8; k++) {
-            const int e = k & 1, dbl = k >> 1 & 1, space = k >> 2;
+        for (int k = 0; k < 16; k++) {
+            const int e = k & 1, dbl = k >> 1 & 1, space = k >> 2 & 1, once = k >> 3;
             char defines[128];
             snprintf(defines, sizeof defines,
-                     "-DCO_FP_STRICT -DRT_DOUBLE=%d -DRT_SPACE=%d -DRT_NMAX=3", dbl, space);
+                     "-DCO_FP_STRICT -DRT_DOUBLE=%d -DRT_SPACE=%d -DRT_NMAX=3 -DRT_FMA_ONCE=%d",
+                     dbl, space, once);
             bool ok;
             const facts f = compile(source, entries[e], defines, &ok);
             snprintf(what, sizeof what,
@@ -98,16 +99,15 @@ int main(void) {
                      entries[e], defines, run ? " from the cache" : "", f.arith, f.marked,
                      f.arith_marked, f.fma, f.annotations_after_types);
             /* Every Fma is one the source writes (glslang keeps each function
-             * once): rt_animate's motion's fma(), as in raytrace.cl; in float,
-             * also the shader's fma probe (1) and kernels/float_rn.cl's
-             * division (4, rt_animate's 1 / r too) and root (3). rt_render's
-             * ray-sphere tests write 5 each (RT_HIT): the two sphere loops
-             * with fma(), four unrolled and the tail each (50), their
-             * RT_FMA_EXACT copies (fma() itself in double: 50 more), and the
-             * loops to n through rt_fma (float: the one function, 1; double:
-             * fma() in both, 10). */
-            const size_t hits = dbl ? 110 : 51;
-            const size_t fmas = e ? 1 + (dbl ? 0 : 5) : hits + (dbl ? 0 : 8);
+             * once), where RT_FMA is fma() (double, or RT_FMA_ONCE): the
+             * motion's (rt_animate's one, as in raytrace.cl) and the
+             * ray-sphere tests', 5 each (RT_HIT): the two loops to RT_NMAX,
+             * four unrolled and the tail each (50), and the two loops to n
+             * (10). In float also kernels/float_rn.cl's division (4,
+             * rt_animate's 1 / r too) and root (3), with RT_FMA_ONCE 0 kept
+             * behind a constant false. */
+            const size_t rt_fmas = dbl || once ? 60 : 0, motion = dbl || once ? 1 : 0;
+            const size_t fmas = e ? motion + (dbl ? 0 : 4) : rt_fmas + (dbl ? 0 : 7);
             check(ok && f.arith > 5 && f.arith_marked == f.arith && f.marked >= f.arith &&
                       f.fma == fmas && !f.annotations_after_types,
                   what);
@@ -133,14 +133,14 @@ int main(void) {
     } reads[] = {
         {"raytrace",
          "rt_render",
-         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=1 -DRT_NMAX=3",
+         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=1 -DRT_NMAX=3 -DRT_FMA_ONCE=0",
          1,
          15,
          false,
          {0, 0}},
         {"raytrace",
          "rt_render",
-         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=0 -DRT_NMAX=3",
+         "-DCO_FP_STRICT -DRT_DOUBLE=0 -DRT_SPACE=0 -DRT_NMAX=3 -DRT_FMA_ONCE=1",
          0,
          15,
          false,

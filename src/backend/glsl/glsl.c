@@ -153,3 +153,49 @@ void co_glsl_program_free(co_device *dev, co_program *prog,
     free(prog->defines);
     free(prog);
 }
+
+/* ---- probes ---- */
+
+co_status co_glsl_probe(co_device *dev, const char *name, const char *source, size_t n,
+                        const void *in, void *out, size_t bytes) {
+    const co_backend *be = dev->backend;
+    co_program *prog = NULL;
+    co_kernel *k = NULL;
+    co_buf *a = NULL, *b = NULL;
+    const size_t global[3] = {n, 1, 1}, local[3] = {n, 1, 1};
+    co_status st = be->build(dev, name, source, "", &prog);
+    if (!st) st = be->kernel(dev, prog, "main", &k);
+    if (!st) st = be->alloc(dev, bytes, &a);
+    if (!st) st = be->alloc(dev, bytes, &b);
+    if (!st) st = be->upload(dev, a, in, bytes);
+    if (!st) st = be->launch(dev, k, 1, global, local, 2, (co_arg[]){CO_BUF(a), CO_BUF(b)}, NULL);
+    if (!st) st = be->download(dev, out, b, bytes);
+    if (a) be->free(dev, a);
+    if (b) be->free(dev, b);
+    if (prog) be->program_free(dev, prog);
+    return st;
+}
+
+/* (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24 rounded once, 0 rounded twice (the
+ * product's 2^-24 is half an ulp of 1, a tie to even). */
+static const char fma_probe[] =
+    "#version 450\n"
+    "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\n"
+    "layout(std430, binding = 0) buffer In { float a[]; };\n"
+    "layout(std430, binding = 1) buffer Out { float b[]; };\n"
+    "void main() { b[0] = fma(a[0], a[0], a[1]); }\n";
+
+bool co_glsl_fma_once(co_device *dev) {
+    const float in[2] = {1.0f + 0x1p-12f, -(1.0f + 0x1p-11f)};
+    float out[2] = {0, 0};
+    if (co_glsl_probe(dev, "fma-probe", fma_probe, 1, in, out, sizeof out) ||
+        (out[0] != 0x1p-24f && out[0] != 0)) {
+        /* Said, not an error: the ray tracer's shaders stay right (slower). */
+        fprintf(stderr,
+                "coalesce: warning: %s: the fma() probe shader %s; fma taken as rounding "
+                "twice\n",
+                dev->info.spec, out[0] != 0 ? "gave neither answer" : "did not run");
+        return false;
+    }
+    return out[0] != 0;
+}

@@ -28,6 +28,7 @@ typedef struct co_glsl_caps {
     unsigned subgroup_size, subgroup_ops; /* ops: in compute shaders; 0 none */
     bool int8;                            /* 8-bit loads and stores in storage buffers */
     bool fp64;                            /* double precision */
+    bool fma_once; /* fma() rounds once (NVIDIA's; lavapipe's rounds twice): co_glsl_fma_once */
 } co_glsl_caps;
 
 /* dev's capabilities if it runs GLSL shaders (a vulkan or opengl device),
@@ -119,5 +120,16 @@ co_status co_glsl_launch_shape(const co_device *dev, const char *api, const char
 co_status co_glsl_launch_args(const char *api, const char *entry, size_t nargs, const co_arg *args,
                               unsigned max_scalars, const char *scalars_limit, co_glsl_args *out,
                               co_glsl_shape *shape);
+
+/* ---- probes: what a driver does, found by running it (glsl.c) ---- */
+
+/* Shader `source` (whole, entry main: binding 0 reads `in`, binding 1
+ * writes what is read back into `out`, `bytes` each) over `n` invocations
+ * in one group, through dev's own backend. */
+co_status co_glsl_probe(co_device *dev, const char *name, const char *source, size_t n,
+                        const void *in, void *out, size_t bytes);
+/* Whether fma() rounds once on dev (GLSL lets it round twice); false where
+ * the probe cannot run, the choice that is right everywhere. */
+bool co_glsl_fma_once(co_device *dev);
 
 #endif

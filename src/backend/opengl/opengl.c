@@ -181,7 +181,7 @@ typedef struct gl_device {
     GLint max_uniform_block;
     GLuint args, base; /* the CO_ARGS and CoBase blocks' buffers */
     GLuint queries[2]; /* GL_TIMESTAMP before and after a dispatch */
-    bool probed;       /* caps.int8 found yet (glsl_caps) */
+    bool probed;       /* caps.int8 and fma_once found yet (glsl_caps) */
     co_glsl_caps caps;
 } gl_device;
 
@@ -535,22 +535,8 @@ static const char int8_probe[] =
 static bool probe_int8(co_device *dev) {
     uint8_t in[PROBE_N], out[PROBE_N] = {0};
     for (int i = 0; i < PROBE_N; i++) in[i] = (uint8_t)(i * 37 + 11);
-    co_program *prog = NULL;
-    co_kernel *k = NULL;
-    co_buf *a = NULL, *b = NULL;
-    const size_t global[3] = {PROBE_N, 1, 1}, local[3] = {PROBE_N, 1, 1};
-    co_status st = co_glsl_build(dev, "int8-probe", int8_probe, "", &prog);
-    if (!st) st = kernel(dev, prog, "main", &k);
-    if (!st) st = alloc(dev, PROBE_N, &a);
-    if (!st) st = alloc(dev, PROBE_N, &b);
-    if (!st) st = upload(dev, a, in, PROBE_N);
-    if (!st) st = launch(dev, k, 1, global, local, 2, (co_arg[]){CO_BUF(a), CO_BUF(b)}, NULL);
-    if (!st) st = download(dev, out, b, PROBE_N);
-    bool right = !st;
+    bool right = !co_glsl_probe(dev, "int8-probe", int8_probe, PROBE_N, in, out, PROBE_N);
     for (int i = 0; right && i < PROBE_N; i++) right = out[i] == (uint8_t)(in[i] * 3 + 1);
-    buf_free(dev, a);
-    buf_free(dev, b);
-    program_free(dev, prog);
     return right;
 }
 
@@ -559,6 +545,7 @@ static const co_glsl_caps *glsl_caps(const co_device *dev) {
     if (!d->probed) {
         d->probed = true;
         d->caps.int8 = probe_int8((co_device *)dev); /* (the device's own state) */
+        d->caps.fma_once = co_glsl_fma_once((co_device *)dev);
     }
     return &d->caps;
 }
