@@ -6,8 +6,8 @@
  * RT_SPACE (where the world lives while tracing: 0 a storage buffer, 1 a
  * uniform buffer, 2 shared memory, staged per work-group), RT_NMAX (the
  * spheres a uniform or shared copy holds); and the shaders' own
- * RT_FMA_ONCE (whether the driver's fma() rounds once). CO_FP_STRICT (always set by
- * raytrace.c): every operation NoContraction (the backend), division and
+ * RT_FMA_ONCE (whether the driver's fma() rounds once). CO_FP_STRICT
+ * (always set by raytrace.c): every operation NoContraction (the backend), division and
  * square root correctly rounded (co_div, co_sqrt); no dot(), which a driver
  * may fuse. sin and cos are evaluated in double here, as the reference does
  * (raytrace.cl's RT_SIN; GLSL has neither for double, and its float ones

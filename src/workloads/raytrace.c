@@ -322,9 +322,9 @@ static co_status build(co_job *job, int space, const char *entry, co_kernel **ou
     /* CO_FP_STRICT: pixels on an edge flip between hit and miss when the
      * device fuses a*b+c and the host does not (2% of a 64x48 image). The
      * shaders are built for the driver's fma() (RT_FMA_ONCE, raytrace.comp). */
-    const co_glsl_caps *glsl = co_glsl_device(job->dev);
     char fma_once[24] = "";
-    if (glsl) snprintf(fma_once, sizeof fma_once, " -DRT_FMA_ONCE=%d", glsl->fma_once);
+    if (co_glsl_device(job->dev))
+        snprintf(fma_once, sizeof fma_once, " -DRT_FMA_ONCE=%d", co_glsl_fma_once(job->dev));
     snprintf(extra, sizeof extra, "-DCO_FP_STRICT -DRT_DOUBLE=%d -DRT_SPACE=%d -DRT_NMAX=%d%s",
              s->dbl ? 1 : 0, space, s->nspheres > 0 ? s->nspheres : 1, fma_once);
     co_job_defines(job, extra, defines, sizeof defines);

@@ -178,17 +178,17 @@ co_status co_glsl_probe(co_device *dev, const char *name, const char *source, si
 
 /* (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24 rounded once, 0 rounded twice (the
  * product's 2^-24 is half an ulp of 1, a tie to even). */
-static const char fma_probe[] =
+static const char fma_probe_source[] =
     "#version 450\n"
     "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\n"
     "layout(std430, binding = 0) buffer In { float a[]; };\n"
     "layout(std430, binding = 1) buffer Out { float b[]; };\n"
     "void main() { b[0] = fma(a[0], a[0], a[1]); }\n";
 
-bool co_glsl_fma_once(co_device *dev) {
+static bool probe_fma(co_device *dev) {
     const float in[2] = {1.0f + 0x1p-12f, -(1.0f + 0x1p-11f)};
     float out[2] = {0, 0};
-    if (co_glsl_probe(dev, "fma-probe", fma_probe, 1, in, out, sizeof out) ||
+    if (co_glsl_probe(dev, "fma-probe", fma_probe_source, 1, in, out, sizeof out) ||
         (out[0] != 0x1p-24f && out[0] != 0)) {
         /* Said, not an error: the ray tracer's shaders stay right (slower). */
         fprintf(stderr,
@@ -198,4 +198,10 @@ bool co_glsl_fma_once(co_device *dev) {
         return false;
     }
     return out[0] != 0;
+}
+
+bool co_glsl_fma_once(co_device *dev) {
+    co_glsl_caps *caps = (co_glsl_caps *)co_glsl_device(dev); /* (the device's own state) */
+    if (!caps->fma_rounds) caps->fma_rounds = probe_fma(dev) ? 1 : 2;
+    return caps->fma_rounds == 1;
 }

@@ -28,7 +28,9 @@ typedef struct co_glsl_caps {
     unsigned subgroup_size, subgroup_ops; /* ops: in compute shaders; 0 none */
     bool int8;                            /* 8-bit loads and stores in storage buffers */
     bool fp64;                            /* double precision */
-    bool fma_once; /* fma() rounds once (NVIDIA's; lavapipe's rounds twice): co_glsl_fma_once */
+    /* co_glsl_fma_once's answer once asked (0: not yet; 1 once; 2 twice):
+     * a probe shader only the callers who need it pay for */
+    int fma_rounds;
 } co_glsl_caps;
 
 /* dev's capabilities if it runs GLSL shaders (a vulkan or opengl device),
@@ -128,8 +130,10 @@ co_status co_glsl_launch_args(const char *api, const char *entry, size_t nargs, 
  * in one group, through dev's own backend. */
 co_status co_glsl_probe(co_device *dev, const char *name, const char *source, size_t n,
                         const void *in, void *out, size_t bytes);
-/* Whether fma() rounds once on dev (GLSL lets it round twice); false where
- * the probe cannot run, the choice that is right everywhere. */
+/* Whether fma() rounds once on GLSL device dev (GLSL lets it round twice:
+ * NVIDIA's rounds once, lavapipe's twice); probed at the first call, kept
+ * in dev's caps; false where the probe cannot run, the choice that is
+ * right everywhere. */
 bool co_glsl_fma_once(co_device *dev);
 
 #endif

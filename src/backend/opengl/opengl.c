@@ -181,7 +181,7 @@ typedef struct gl_device {
     GLint max_uniform_block;
     GLuint args, base; /* the CO_ARGS and CoBase blocks' buffers */
     GLuint queries[2]; /* GL_TIMESTAMP before and after a dispatch */
-    bool probed;       /* caps.int8 and fma_once found yet (glsl_caps) */
+    bool probed;       /* caps.int8 found yet (glsl_caps) */
     co_glsl_caps caps;
 } gl_device;
 
@@ -545,7 +545,6 @@ static const co_glsl_caps *glsl_caps(const co_device *dev) {
     if (!d->probed) {
         d->probed = true;
         d->caps.int8 = probe_int8((co_device *)dev); /* (the device's own state) */
-        d->caps.fma_once = co_glsl_fma_once((co_device *)dev);
     }
     return &d->caps;
 }

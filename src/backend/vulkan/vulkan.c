@@ -194,7 +194,6 @@ typedef struct vk_device {
     void *staging_ptr;
     uint32_t max_groups[3];
     uint32_t max_push, max_uniform;
-    bool probed; /* caps.fma_once found yet (glsl_caps) */
     co_glsl_caps caps;
     /* VK_KHR_pipeline_executable_properties, where the driver has it (il) */
     PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutableProperties;
@@ -229,15 +228,8 @@ struct co_kernel {
 
 static const co_backend vulkan_backend;
 
-/* caps.fma_once is found at the first query (a probe shader), the rest at
- * open. */
 static const co_glsl_caps *glsl_caps(const co_device *dev) {
-    vk_device *d = dev->impl;
-    if (!d->probed) {
-        d->probed = true;
-        d->caps.fma_once = co_glsl_fma_once((co_device *)dev); /* (the device's own state) */
-    }
-    return &d->caps;
+    return &((const vk_device *)dev->impl)->caps;
 }
 
 /* ---- commands: record, submit, wait ------------------------------------ */
