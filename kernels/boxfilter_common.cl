@@ -105,6 +105,12 @@ CO_INLINE int bf_lm_pitch(int hc) { return (hc + 31) / 32 * 32 + 4; }
 CO_INLINE bool q_inside(int W, int H, int q, int ya, int yz) {
     return ya >= 0 && yz <= H && q >= 0 && 4 * q + 4 <= W;
 }
+/* q_inside for virtual rows ya .. yz - 1 of a segment walked in direction
+ * dir (box_quad's QFLIP): image rows base + dir u. */
+CO_INLINE bool q_rows_inside(int W, int H, int q, int base, int dir, int ya, int yz) {
+    return dir > 0 ? q_inside(W, H, q, base + ya, base + yz)
+                   : q_inside(W, H, q, base - (yz - 1), base - ya + 1);
+}
 #endif
 #ifndef CO_GLSL /* the formats: kernels/boxfilter.comp has its own */
 

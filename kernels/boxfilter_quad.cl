@@ -71,6 +71,9 @@
 #ifndef QS
 #define QS 0 /* quads a block of totals (0: none) */
 #endif
+#ifndef QFLIP
+#define QFLIP 0 /* odd segments walk up (box_quad) */
+#endif
 #ifndef QGM
 #define QGM 0 /* q_divide by Granlund and Montgomery's three steps more */
 #endif
@@ -104,19 +107,22 @@ CO_INLINE void q_load(__global const uint *CO_RESTRICT src, int W, int H, int bo
 }
 
 /* Batch yb's entering rows (yb + r ..) into e and leaving rows
- * (yb - r - 1 ..) into l: where all of them are inside the image,
- * straight-line loads a row apart from two addresses, else row by row
- * through the border rule. (sm_90: about 30 instructions for r = 1's four
- * loads, not 20-40 each; 74 registers at r = 131, not 90. H200 8192^2 r =
- * 1: 0.95 / 0.91 / 0.90x the time on CUDA / NVIDIA OpenCL / Vulkan, Vulkan
- * 0.82-0.87x at r = 16-131; CUDA r = 64 and NVIDIA OpenCL r = 16 1.8%
- * slower, the rest faster or within 1%; 2026-12-03-h200-u.md.) */
+ * (yb - r - 1 ..) into l, virtual rows (image rows base + dir u: QFLIP):
+ * where all of them are inside the image, straight-line loads a row apart
+ * from two addresses, else row by row through the border rule. (sm_90:
+ * about 30 instructions for r = 1's four loads, not 20-40 each; 74
+ * registers at r = 131, not 90. H200 8192^2 r = 1: 0.95 / 0.91 / 0.90x the
+ * time on CUDA / NVIDIA OpenCL / Vulkan, Vulkan 0.82-0.87x at r = 16-131;
+ * CUDA r = 64 and NVIDIA OpenCL r = 16 1.8% slower, the rest faster or
+ * within 1%; 2026-12-03-h200-u.md.) */
 CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int border, int q,
-                       int yb, uint e[QB][4], uint l[QB][4]) {
-    if (q_inside(W, H, q, yb - QR - 1, yb + QB + QR)) {
-        __global const uint *a = src + (size_t)(yb + QR) * W, *b = src + (size_t)(yb - QR - 1) * W;
+                       int base, int dir, int yb, uint e[QB][4], uint l[QB][4]) {
+    if (q_rows_inside(W, H, q, base, dir, yb - QR - 1, yb + QB + QR)) {
+        __global const uint *a = src + (size_t)(base + dir * (yb + QR)) * W,
+                            *b = src + (size_t)(base + dir * (yb - QR - 1)) * W;
+        const int step = dir * W;
 #pragma unroll
-        for (int i = 0; i < QB; i++, a += W, b += W) {
+        for (int i = 0; i < QB; i++, a += step, b += step) {
             q_at(a, q, e[i]);
             q_at(b, q, l[i]);
         }
@@ -124,8 +130,8 @@ CO_INLINE void q_batch(__global const uint *CO_RESTRICT src, int W, int H, int b
     }
 #pragma unroll
     for (int b = 0; b < QB; b++) {
-        q_load(src, W, H, border, q, yb + b + QR, e[b]);
-        q_load(src, W, H, border, q, yb + b - QR - 1, l[b]);
+        q_load(src, W, H, border, q, base + dir * (yb + b + QR), e[b]);
+        q_load(src, W, H, border, q, base + dir * (yb + b - QR - 1), l[b]);
     }
 }
 
@@ -211,6 +217,14 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     const int t = (int)get_local_id(0);
     const int q = (int)get_group_id(0) * (QNT - 2 * QH) - QH + t;
     const int y0 = (int)get_group_id(1) * seg, y1 = min(y0 + seg, H);
+    /* QFLIP: odd segments walk up their rows, so that the rows two
+     * segments share are read by both at about the same time (both at
+     * their start, or both at their end), the second time from the L2:
+     * virtual row u is image row base + dir u, the segment's own rows y0
+     * .. y1 - 1 either way. (H200, 8192^2, r = 16, CUDA: 845 MB from DRAM
+     * against 898, where a copy moves 537; 2026-12-04-h200-za.md.) */
+    const bool up = QFLIP && (get_group_id(1) & 1u) != 0u;
+    const int base = up ? y0 + y1 - 1 : 0, dir = up ? -1 : 1;
     const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
     /* v: the column sums of row y - 1 (rows y - 1 - r .. y - 1 + r), RB of
      * pixel i in v[i], GA in v[4 + i]; QL32: channel k of pixel i in
@@ -218,13 +232,13 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     uint v[QL32 ? 16 : 8];
 #pragma unroll
     for (int i = 0; i < (QL32 ? 16 : 8); i++) v[i] = 0u;
-    const bool inside = q_inside(W, H, q, y0 - QR - 1, y0 + QR); /* as in q_batch */
+    const bool inside = q_rows_inside(W, H, q, base, dir, y0 - QR - 1, y0 + QR); /* q_batch's */
     for (int k = -QR - 1; k < QR; k++) {
         uint p[4];
         if (inside)
-            q_at(src + (size_t)(y0 + k) * W, q, p);
+            q_at(src + (size_t)(base + dir * (y0 + k)) * W, q, p);
         else
-            q_load(src, W, H, border, q, y0 + k, p);
+            q_load(src, W, H, border, q, base + dir * (y0 + k), p);
 #pragma unroll
         for (int i = 0; i < 4; i++) {
 #if QL32
@@ -242,7 +256,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
     /* The batch's entering and leaving rows, loaded a batch ahead: in
      * flight while the group sums the batch before along its rows. */
     uint e[QB][4], l[QB][4];
-    q_batch(src, W, H, border, q, y0, e, l);
+    q_batch(src, W, H, border, q, base, dir, y0, e, l);
     int buf = 0;
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
         CO_LOCAL_PTR uint4 *c = cs + buf * QPLANES * QPLANE;
@@ -274,7 +288,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
 #endif
 #endif
         }
-        if (yb + QB < y1) q_batch(src, W, H, border, q, yb + QB, e, l);
+        if (yb + QB < y1) q_batch(src, W, H, border, q, base, dir, yb + QB, e, l);
         barrier(CLK_LOCAL_MEM_FENCE);
 #if QS
         /* (the blocks of the batch before were read before this barrier) */
@@ -342,7 +356,7 @@ __kernel void Q_MAXREG box_quad(int W, int H, int border, int seg,
                     }
                 }
 #endif
-                __global uint *o = dst + (size_t)(yb + b) * W;
+                __global uint *o = dst + (size_t)(base + dir * (yb + b)) * W;
 #if QALIGNED
                 if (4 * q + 4 <= W) {
                     CO_STOREU4(CO_UINT4(px[0], px[1], px[2], px[3]), o, q);

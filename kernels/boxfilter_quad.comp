@@ -1,7 +1,7 @@
 /* Box filter, RGBA8 with windows up to r = 2047 in GLSL: the twin of
  * kernels/boxfilter_quad.cl's box_quad (the design and its arithmetic are
  * told there), with its arguments, defines (QNT, QB, QALIGNED, BF_RADIUS,
- * QMAGIC, QSHIFT, QGM), work-groups and packed sums, so that the host
+ * QMAGIC, QSHIFT, QGM, QFLIP), work-groups and packed sums, so that the host
  * (src/workloads/boxfilter.c: run_quad) launches it unchanged. A pixel is
  * a 32-bit word (R the low byte): no 8-bit storage; where the width is a
  * multiple of 4, a quad is one uvec4 through a second view of each buffer. */
@@ -35,6 +35,9 @@
 #define QK (QR / 4)
 #ifndef QS
 #define QS 0 /* quads a block of totals (0: none) */
+#endif
+#ifndef QFLIP
+#define QFLIP 0 /* odd segments walk up */
 #endif
 #ifndef QGM
 #define QGM 0 /* q_divide by Granlund and Montgomery's three steps more */
@@ -76,20 +79,22 @@ uvec4 q_load(const int W, const int H, const int border, const int q, const int 
     return p;
 }
 
-/* Batch yb's entering and leaving rows (the .cl's q_batch). */
-void q_batch(const int W, const int H, const int border, const int q, const int yb,
-             out uvec4 e[QB], out uvec4 l[QB]) {
-    if (q_inside(W, H, q, yb - QR - 1, yb + QB + QR)) {
-        uint a = uint(yb + QR) * uint(W), b = uint(yb - QR - 1) * uint(W);
-        [[unroll]] for (int i = 0; i < QB; i++, a += uint(W), b += uint(W)) {
+/* Batch yb's entering and leaving rows, virtual rows (the .cl's q_batch). */
+void q_batch(const int W, const int H, const int border, const int q, const int base,
+             const int dir, const int yb, out uvec4 e[QB], out uvec4 l[QB]) {
+    if (q_rows_inside(W, H, q, base, dir, yb - QR - 1, yb + QB + QR)) {
+        uint a = uint(base + dir * (yb + QR)) * uint(W),
+             b = uint(base + dir * (yb - QR - 1)) * uint(W);
+        const uint step = uint(dir * W); /* modulo 2^32: a row up where dir is -1 */
+        [[unroll]] for (int i = 0; i < QB; i++, a += step, b += step) {
             e[i] = q_at(a, q);
             l[i] = q_at(b, q);
         }
         return;
     }
     [[unroll]] for (int i = 0; i < QB; i++) {
-        e[i] = q_load(W, H, border, q, yb + i + QR);
-        l[i] = q_load(W, H, border, q, yb + i - QR - 1);
+        e[i] = q_load(W, H, border, q, base + dir * (yb + i + QR));
+        l[i] = q_load(W, H, border, q, base + dir * (yb + i - QR - 1));
     }
 }
 
@@ -140,6 +145,9 @@ void main() {
     const int t = int(gl_LocalInvocationID.x);
     const int q = int(gl_WorkGroupID.x) * (QNT - 2 * QH) - QH + t;
     const int y0 = int(gl_WorkGroupID.y) * seg, y1 = min(y0 + seg, H);
+    /* QFLIP: odd segments walk up (the .cl's) */
+    const bool up = QFLIP != 0 && (gl_WorkGroupID.y & 1u) != 0u;
+    const int base = up ? y0 + y1 - 1 : 0, dir = up ? -1 : 1;
     const bool writes = t >= QH && t < QNT - QH && 4 * q < W;
     /* the column sums of row y - 1: RB lanes in v[0], GA in v[1]; QL32:
      * pixel i's channels in v[i] */
@@ -148,13 +156,13 @@ void main() {
 #else
     uvec4 v[2] = uvec4[2](uvec4(0u), uvec4(0u));
 #endif
-    const bool inside = q_inside(W, H, q, y0 - QR - 1, y0 + QR);
+    const bool inside = q_rows_inside(W, H, q, base, dir, y0 - QR - 1, y0 + QR);
     for (int k = -QR - 1; k < QR; k++) {
         uvec4 p;
         if (inside)
-            p = q_at(uint(y0 + k) * uint(W), q);
+            p = q_at(uint(base + dir * (y0 + k)) * uint(W), q);
         else
-            p = q_load(W, H, border, q, y0 + k);
+            p = q_load(W, H, border, q, base + dir * (y0 + k));
 #if QL32
         [[unroll]] for (int i = 0; i < 4; i++) v[i] += q_bytes(p[i]);
 #else
@@ -167,7 +175,7 @@ void main() {
 #endif
     /* entering and leaving rows, loaded a batch ahead */
     uvec4 e[QB], l[QB];
-    q_batch(W, H, border, q, y0, e, l);
+    q_batch(W, H, border, q, base, dir, y0, e, l);
     int buf = 0;
     for (int yb = y0; yb < y1; yb += QB, buf ^= 1) {
         const int c = buf * QPLANES * QPLANE;
@@ -189,7 +197,7 @@ void main() {
 #endif
 #endif
         }
-        if (yb + QB < y1) q_batch(W, H, border, q, yb + QB, e, l);
+        if (yb + QB < y1) q_batch(W, H, border, q, base, dir, yb + QB, e, l);
         barrier();
 #if QS
         if (t + QS <= QNT) {
@@ -240,7 +248,7 @@ void main() {
                     }
                 }
 #endif
-                const uint o = uint(yb + b) * uint(W);
+                const uint o = uint(base + dir * (yb + b)) * uint(W);
 #if QALIGNED
                 if (4 * q + 4 <= W) {
                     dst4[o / 4u + uint(q)] = px;

@@ -1092,6 +1092,24 @@ static size_t quad_segment(const co_job *job) {
     return seg;
 }
 
+/* Whether box_quad's odd segments walk up (QFLIP; 1 on, 2 off, 0 auto), so
+ * that two segments read the rows they share at about the same time, the
+ * second from the L2, not long apart: auto on GPUs from r = 4. H200,
+ * 8192^2, zero border, ms, off against on (docs/results/2026-12-04-h200-za.md,
+ * run 3, two rounds): CUDA r = 4 / 16 / 64 0.202 / 0.318 / 0.445 against
+ * 0.200 / 0.297 / 0.435, r = 128 / 256 0.4-0.6% faster, r = 1 the same;
+ * NVIDIA OpenCL r = 16 / 64 0.345 / 0.469 against 0.328 / 0.449; Vulkan r =
+ * 4 0.222 against 0.215, r = 16 / 64 0.377 / 0.580 against 0.382 / 0.587
+ * (1.3% and 1.2% slower, kept for one rule), r = 256 1.5% faster. Not
+ * measured on CPUs: off there. */
+#define QUAD_FLIP_MIN_RADIUS 4
+static int quad_flip(const co_job *job) {
+    const box_state *s = job->prob->state;
+    const long flip = co_job_param(job, "QFLIP");
+    if (flip) return flip == 1;
+    return job->dev->info.type != CO_DEVICE_CPU && s->radius >= QUAD_FLIP_MIN_RADIUS;
+}
+
 /* box_quad in its group (quad_shape_of), each limit it passes named, in
  * segments of SEG rows (quad_segment). */
 static co_status run_quad(co_job *job) {
@@ -1124,8 +1142,9 @@ static co_status run_quad(co_job *job) {
     const size_t local[3] = {qnt, 1, 1},
                  global[3] = {strips * qnt, ((size_t)s->h + seg - 1) / seg, 1};
     char more[160];
-    int len = snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d", qnt,
-                       qb, s->radius, s->w % 4 == 0);
+    int len =
+        snprintf(more, sizeof more, "-DQNT=%zu -DQB=%zu -DBF_RADIUS=%d -DQALIGNED=%d -DQFLIP=%d",
+                 qnt, qb, s->radius, s->w % 4 == 0, quad_flip(job));
     if (wide) {
         uint32_t magic;
         unsigned shift;
@@ -1414,6 +1433,10 @@ static const co_param_def sliding_params[] = {
      0},
     {"QB", 0, 0, 32, false,
      "box_quad: rows a batch (a barrier each); 0: 2, or 1 on GPUs past r = 7 and past r = 127", 0},
+    {"QFLIP", 0, 0, 2, false,
+     "box_quad: 1: odd segments walk up their rows (two segments read the rows they share "
+     "at about the same time); 2: every segment walks down; 0: 1 on GPUs from r = 4",
+     0},
     {"TILE", 32, 4, 64, true,
      "two passes: element columns per group, rows per transposed "
      "block",
@@ -1453,7 +1476,7 @@ static const co_variant variants[] = {
      CO_PARAMS(sliding_params),
      .run = run_sliding,
      /* QUAD=2 on the fused passes' sets: RGBA8 windows take box_quad by
-      * default. QUAD=1 QNT=184 is the 21st set, so that it meets the r =
+      * default. QUAD=1 QFLIP=1 QNT=184 is the 21st set, so that it meets the r =
       * 256 RGBA8 size set (sets meet sizes by index, tests/test_backends.c):
       * 32-bit column sums on lavapipe too, whose default there is fused. */
      .test_params =
@@ -1469,14 +1492,14 @@ static const co_variant variants[] = {
          "RING=1 PIPE=1 NT=32 BATCH=1 PF=2 QUAD=2;"
          "RING=1 PIPE=1 NT=64 BATCH=8 BLOCKS=1 SEG=13 QUAD=2;"
          "RING=1 NT=64 BATCH=32 CHAINS=2 QUAD=2;RING=1 VEC=1 NT=64 BATCH=16 SEG=11 QUAD=2;"
-         "QUAD=1 QNT=184 QB=1 SEG=9;"
+         "QUAD=1 QFLIP=1 QNT=184 QB=1 SEG=9;"
          "RING=1 VEC=1 NT=96 BATCH=32 BLOCKS=1 SEG=37 QUAD=2;"
          "RING=1 PX4=1 NT=32 BATCH=8 SEG=19 QUAD=2;"
          "RING=1 PIPE=1 PX4=1 NT=64 BATCH=4 BLOCKS=1 QUAD=2;"
-         "RING=0 PX4=1 NT=32 BATCH=4 HIST=0 QUAD=2;QNT=32 QB=3 SEG=13;QB=1 SEG=5;"
+         "RING=0 PX4=1 NT=32 BATCH=4 HIST=0 QUAD=2;QFLIP=1 QNT=32 QB=3 SEG=13;QFLIP=2 QB=1 SEG=5;"
          "RING=1 PIPE=1 VEC=1 NT=64 BATCH=8 BLOCKS=1 CHAINS=1 QUAD=2",
      .host_params = "FUSE SEG NT BATCH BLOCKS HIST RING PF PIPE CHAINS VEC PX4 MAXREG TILE SY QUAD "
-                    "QNT QB"},
+                    "QNT QB QFLIP"},
     {.name = "npp",
      .summary = "anchor: NPP nppiFilterBoxBorder (clamp border only)",
      .on = CO_ON_CUDA,
