@@ -1099,8 +1099,8 @@ static size_t quad_segment(const co_job *job) {
  * run 3, two rounds): CUDA r = 4 / 16 / 64 0.202 / 0.318 / 0.445 against
  * 0.200 / 0.297 / 0.435, r = 128 / 256 0.4-0.6% faster, r = 1 the same;
  * NVIDIA OpenCL r = 16 / 64 0.345 / 0.469 against 0.328 / 0.449; Vulkan r =
- * 4 0.222 against 0.215, r = 16 / 64 0.377 / 0.580 against 0.382 / 0.587
- * (1.3% and 1.2% slower, kept for one rule), r = 256 1.5% faster. Off on
+ * 4 0.222 against 0.215, r = 16 / 64 0.376 / 0.580 against 0.382 / 0.587
+ * (1.4% and 1.1% slower, kept for one rule), r = 256 1.5% faster. Off on
  * CPUs: PoCL and lavapipe (2 EPYC cores, 2048x1536) showed no difference
  * outside their runs' spread. */
 #define QUAD_FLIP_MIN_RADIUS 4
