@@ -1096,8 +1096,8 @@ static size_t quad_segment(const co_job *job) {
  * that two segments read the rows they share at about the same time, the
  * second from the L2, not long apart: auto on GPUs from r = 4. H200,
  * 8192^2, zero border, ms, off against on (docs/results/2026-12-04-h200-za.md,
- * run 3, two rounds): CUDA r = 4 / 16 / 64 0.202 / 0.318 / 0.445 against
- * 0.200 / 0.297 / 0.435, r = 128 / 256 0.4-0.6% faster, r = 1 the same;
+ * run 3, means of two rounds): CUDA r = 4 / 16 / 64 0.202 / 0.318 / 0.445
+ * against 0.201 / 0.298 / 0.435, r = 128 / 256 0.4-0.6% faster, r = 1 the same;
  * NVIDIA OpenCL r = 16 / 64 0.345 / 0.469 against 0.328 / 0.449; Vulkan r =
  * 4 0.222 against 0.215, r = 16 / 64 0.376 / 0.580 against 0.382 / 0.587
  * (1.4% and 1.1% slower, kept for one rule), r = 256 1.5% faster. Off on
