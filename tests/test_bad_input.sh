@@ -186,7 +186,7 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 1 "cannot read image ..: No such file or directory" run grayscale --device c --input ""
 - 1 "cannot write PNG ./nonexistent/g\.png.: directory ./nonexistent. is mis" run grayscale --device c --width 4 --height 3 --output /nonexistent/g.png
 - 1 "cannot write PNG ./proc/nope/g\.png.: directory ./proc/nope. is missing" run grayscale --device c --width 4 --height 3 --output /proc/nope/g.png
-- 1 "cannot write PNG .$tmp/dir\.png.: Is a directory" run grayscale --device c --width 4 --height 3 --output $tmp/dir.png
+- 1 "cannot write .$tmp/dir\.png.: Is a directory" run grayscale --device c --width 4 --height 3 --output $tmp/dir.png
 - 2 "--output needs a file name" run grayscale --device c --width 4 --height 3 --output ""
 - 2 "unknown option .--radius. for grayscale \(it takes width, height, input" run grayscale --device c --radius 3
 - 2 "--width must be at least 1, got 0" run boxfilter --device c --width 0
@@ -202,8 +202,8 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 1 "cannot read image ./nonexistent\.png.: No such file or directory" run boxfilter --device c --input /nonexistent.png
 - 1 "cannot read image .$tmp/notpng\.png.: unknown image type" run boxfilter --device c --input $tmp/notpng.png
 - 1 "cannot read image .$tmp/empty\.png.: unknown image type" run boxfilter --device c --input $tmp/empty.png
-- 1 "cannot write PNG ./nonexistent/b\.png.: No such file or directory" run boxfilter --device c --width 8 --height 8 --output /nonexistent/b.png
-- 1 "cannot write PNG ./proc/nope/b\.png.: No such file or directory" run boxfilter --device c --width 8 --height 8 --output /proc/nope/b.png
+- 1 "cannot write ./nonexistent/b\.png.: No such file or directory" run boxfilter --device c --width 8 --height 8 --output /nonexistent/b.png
+- 1 "cannot write ./proc/nope/b\.png.: No such file or directory" run boxfilter --device c --width 8 --height 8 --output /proc/nope/b.png
 - 2 "boxfilter 1099511627776x1099511627776: width and height must be under 2\^28" run boxfilter --device c --width 1099511627776 --height 1099511627776
 - 2 "unknown option .--n. for boxfilter \(it takes width, height, radius, bo" run boxfilter --device c --n 3
 - 2 "--balls must be at least 1, got 0" run collider --device c --balls 0
@@ -229,9 +229,9 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--every must be at least 1, got 0" run collider --device c --every 0
 - 2 "--every must be a positive integer, got .-1." run collider --device c --every -1
 - 2 "collider: 20000 balls of radius up to 0\.5 do not fit apart in a 10 x 1" run collider --device c --width 10 --height 10
-- 1 "collider: cannot write ./nonexistent/s\.csv.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --output /nonexistent/s.csv
-- 1 "collider: cannot write ./proc/nope/s\.csv.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --output /proc/nope/s.csv
-- 1 "cannot write PNG ./nonexistent/i\.png.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --image /nonexistent/i.png
+- 1 "cannot write ./nonexistent/s\.csv.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --output /nonexistent/s.csv
+- 1 "cannot write ./proc/nope/s\.csv.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --output /proc/nope/s.csv
+- 1 "cannot write ./nonexistent/i\.png.: No such file or directory" run collider --device c --balls 10 --width 20 --height 20 --image /nonexistent/i.png
 - 1 "collider: cannot create the frames directory ./nonexistent/f.: No such" run collider --device c --balls 10 --width 20 --height 20 --frames /nonexistent/f
 - 2 "--balls must be a positive integer, got .nan." run collider --device c --balls nan
 - 2 "--dt must be a number, got .inf." run collider --device c --dt inf
@@ -251,8 +251,8 @@ nocuda 3 "device .cuda:0. is unavailable: " run gemm --device cuda:0
 - 2 "--precision must be one of float,double, got .half." run raytrace --device c --precision half
 - 2 "--camera must be one of outside,inside, got .nope." run raytrace --device c --camera nope
 - 2 "--camera inside needs at least one sphere \(--spheres 0\)" run raytrace --device c --camera inside --spheres 0
-- 1 "cannot write PNG ./nonexistent/r\.png.: No such file or directory" run raytrace --device c --width 8 --height 8 --output /nonexistent/r.png
-- 1 "cannot write PNG ./proc/nope/r\.png.: No such file or directory" run raytrace --device c --width 8 --height 8 --output /proc/nope/r.png
+- 1 "cannot write ./nonexistent/r\.png.: No such file or directory" run raytrace --device c --width 8 --height 8 --output /nonexistent/r.png
+- 1 "cannot write ./proc/nope/r\.png.: No such file or directory" run raytrace --device c --width 8 --height 8 --output /proc/nope/r.png
 - 1 "cannot create directory ./nonexistent/a/b.: No such file or directory" run raytrace --device c --width 8 --height 8 --out-dir /nonexistent/a/b
 - 1 "cannot create directory ./proc/nope.: No such file or directory" run raytrace --device c --width 8 --height 8 --out-dir /proc/nope
 - 2 "raytrace 100000x100000: width and height are at most 32768" run raytrace --device c --width 100000 --height 100000
@@ -344,6 +344,15 @@ cl 2 "variant .naive. takes no parameters \(got .TS.\)" run gemm --device opencl
 cl 2 "parameter TS=9223372036854775808 is out of range \[1, 512\]" run gemm --device opencl --variant tiled --param TS=9223372036854775808
 cl 2 "parameter TS=-99999999999999999999 is out of range \[1, 512\]" run gemm --device opencl --variant tiled --param TS=-99999999999999999999
 cl 2 "unknown variant .nope. for copy" run copy --device opencl --variant nope
+- 1 "cannot write ./dev/full.: No space left on device" run grayscale --device c --width 5 --height 3 --output /dev/full
+- 1 "cannot write ./dev/full.: No space left on device" run raytrace --device c --width 8 --height 8 --output /dev/full
+- 1 "cannot write ./dev/full.: No space left on device" run collider --device c --balls 10 --width 20 --height 20 --output /dev/full
+- 1 "cannot write ./dev/full.: No space left on device" tune --list -o /dev/full
+- 1 "cannot write .$tmp/dir\.png.: Is a directory" run gemm --device c --variant c --size 3 --reps 1 -o $tmp/dir.png
+- 1 "cannot write .$tmp/nonexistent/t\.json.: No such file or directory" tune --export $tmp/nonexistent/t.json
+- 2 "-o would write over one of the report's inputs: $tmp/notpng\.png" report $tmp/notpng.png -o $tmp/notpng.png
+- 2 "collider: --scenario one sets --balls itself" run collider --device c --scenario one --balls 7
+- 2 "collider: --scenario crowd sets --width itself" run collider --device c --scenario crowd --width 5
 CASES
 
 [ "$skip" -eq 0 ] || echo "skipped $skip cases: no OpenCL device here, or CUDA is present"

@@ -210,6 +210,25 @@ expect 1 "cannot read image '/nonexistent.png'" run grayscale --device c --input
 [ "$(wc -l <"$tmp/err")" -eq 1 ] && pass=$((pass + 1)) || {
     echo "FAIL --input /nonexistent.png: more than one line on stderr"; fail=$((fail + 1)); }
 expect 1 "cannot write PNG '/nonexistent/g.png': directory '/nonexistent' is missing" run grayscale --device c --width 4 --height 3 --output /nonexistent/g.png
+# -o through a symbolic link writes its target (the link stays); into a
+# FIFO (or a device: /dev/null) in place, the document once, not a rename
+# over it.
+echo old >"$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from_fifo.json" &
+reader=$!
+"$CO" run copy --device c --n 3 -o "$tmp/link.json" >/dev/null 2>&1
+linked=$?
+"$CO" run copy --device c --n 3 -o "$tmp/fifo" >/dev/null 2>&1
+piped=$?
+[ $piped = 0 ] || kill $reader 2>/dev/null # (a run that never opened it)
+wait $reader
+[ $linked = 0 ] && [ $piped = 0 ] && [ -L "$tmp/link.json" ] && [ -p "$tmp/fifo" ] &&
+    python3 -m json.tool "$tmp/target.json" >/dev/null &&
+    python3 -m json.tool "$tmp/from_fifo.json" >/dev/null && pass=$((pass + 1)) || {
+    echo "FAIL -o through a link or into a FIFO: the link, the FIFO or a document lost"
+    fail=$((fail + 1)); }
 expect 0 "" run reduce --device c --n 1
 expect 0 "" run copy --device omp --n 3
 "$CO" run copy --device c --n 3 --no-verify >"$tmp/nv.txt" 2>&1 && grep -q "not verified (--no-verify)" "$tmp/nv.txt" &&

@@ -206,6 +206,8 @@ branch $(count '^bra(\.|$)' "$tmp/ops")"
     expect 2 "unknown variant 'nope' for copy" copy --device nvrtc --variant nope
     expect 2 "has no kernel 'nope' \(it builds copy_vec4\)" copy --device nvrtc --variant vec4 --kernel nope --n 64
     expect 2 "unknown target 'sm_x'" copy --device nvrtc:sm_x
+    expect 2 "unknown target 'sm_4294967386'" copy --device nvrtc:sm_4294967386 # (not wrapped to sm_90)
+    expect 2 "cannot compile for sm_9999 \(its targets: sm_[0-9]+ to sm_[0-9]+\)" copy --device nvrtc:sm_9999
     expect 2 "unknown option '--size' for copy" copy --device nvrtc --size 4
     expect 2 "--compare needs two runs" copy --device nvrtc --compare vec4
     mkdir -p "$tmp/k"

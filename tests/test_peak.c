@@ -112,7 +112,7 @@ int main(void) {
     co_context_destroy(ctx);
     co_context_create(&ctx);
     st = co_peak_measure(ctx, c, &p);
-    check(st == CO_OK && !p.stored && strstr(p.store_error, "peak.json: Is a directory"),
+    check(st == CO_OK && !p.stored && strstr(p.store_error, "peak.json': Is a directory"),
           "peak.json a directory: not stored, and why");
     co_context_destroy(ctx);
 

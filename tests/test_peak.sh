@@ -152,7 +152,7 @@ COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" peak --device c >"$tmp/n.txt" 2>"$t
     ok || no "peak with an unwritable cache directory: $(cat "$tmp/n.txt" "$tmp/n.err")"
 mkdir -p "$tmp/dir/peak.json"
 COALESCE_CACHE_DIR="$tmp/dir" "$CO" peak --device c --json >"$tmp/n.json" 2>"$tmp/n.err" &&
-    grep -q "^coalesce: the ceilings could not be kept (cannot write $tmp/dir/peak.json: Is a directory)" "$tmp/n.err" &&
+    grep -q "^coalesce: the ceilings could not be kept (cannot write '$tmp/dir/peak.json': Is a directory)" "$tmp/n.err" &&
     python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["results"][0]; assert p["stored"] is False and "Is a directory" in p["store_error"], p' "$tmp/n.json" &&
     ok || no "peak.json a directory: $(cat "$tmp/n.json" "$tmp/n.err")"
 COALESCE_CACHE_DIR=/proc/coalesce-nope "$CO" run copy --device c --n 1024 --reps 1 >/dev/null 2>"$tmp/n.err" &&

@@ -785,7 +785,7 @@ static int cmd_run(co_context *ctx, cli *c) {
         }
         if (st) worst = st;
     }
-    results_file_close(&file);
+    if (!results_file_close(&file) && !worst) worst = CO_ERR_IO;
     if (interrupted && !stopped[0]) snprintf(stopped, sizeof stopped, "interrupted (Ctrl-C)");
     print_rows(ctx, &all, c, false, "run", idx, n); /* what finished */
     for (size_t i = 0; i < all.n; i++)
@@ -980,7 +980,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
             }
         }
     }
-    results_file_close(&file);
+    const bool kept = results_file_close(&file);
     if (!any && !stopped[0]) {
         if (c->json || c->csv) print_rows(ctx, &all, c, false, "bench", idx, n); /* why, per row */
         free(all.v);
@@ -999,7 +999,7 @@ static int cmd_bench(co_context *ctx, cli *c) {
         fprintf(stderr, "coalesce: %s\n", stopped);
         return EXIT_INTERRUPTED;
     }
-    return worst == CO_OK ? EXIT_OK : EXIT_FAILED;
+    return worst == CO_OK && kept ? EXIT_OK : EXIT_FAILED;
 }
 
 static int cmd_peak(co_context *ctx, const cli *c) {
@@ -1033,7 +1033,7 @@ static int cmd_peak(co_context *ctx, const cli *c) {
             report_peak(stdout, &p);
         results_file_add(&file, results_peak(&p, NULL, CO_OK, NULL));
     }
-    results_file_close(&file);
+    if (!results_file_close(&file) && !rc) rc = EXIT_FAILED;
     if (doc && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
     cJSON_Delete(doc);
     char path[1024];

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/outfile.h"
 #include "results.h"
 #include "tools.h"
 
@@ -688,6 +690,13 @@ static bool picture(FILE *o, const char *path, size_t index) {
     return true;
 }
 
+/* Whether paths a and b name one existing file. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 static int report_usage(const char *msg, const char *arg) {
     fprintf(stderr, "coalesce: %s%s%s (see 'coalesce report --help')\n", msg, arg ? ": " : "",
             arg ? arg : "");
@@ -718,6 +727,9 @@ int coalesce_report(int argc, char **argv) {
     }
     if (!nf) return report_usage("report needs at least one result file (FILE.json)", NULL);
     if (!out) return report_usage("report needs -o REPORT.html", NULL);
+    for (size_t i = 0; i < nf + ni; i++)
+        if (same_file(out, i < nf ? files[i] : images[i - nf]))
+            return report_usage("-o would write over one of the report's inputs", out);
     cJSON *docs[MAX_FILES];
     book b = {0};
     for (size_t i = 0; i < nf; i++) {
@@ -728,15 +740,14 @@ int coalesce_report(int argc, char **argv) {
             return 1;
         }
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    FILE *o = fopen(tmp, "w");
-    if (!o) {
-        fprintf(stderr, "coalesce: cannot write '%s': %s\n", tmp, strerror(errno));
+    co_outfile file;
+    if (co_outfile_open(&file, out)) {
+        fprintf(stderr, "coalesce: %s\n", co_last_error());
         for (size_t j = 0; j < nf; j++) cJSON_Delete(docs[j]);
         free(b.runs);
         return 1;
     }
+    FILE *o = file.f;
     fputs(
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>coalesce report"
         "</title>\n<style>body{font:14px sans-serif;margin:24px;max-width:1100px;color:#222}"
@@ -783,12 +794,14 @@ int coalesce_report(int argc, char **argv) {
     fputs("</div>\n<script>\ndocument.body.dataset.charts = "
           "document.querySelectorAll('.chart').length;\n</script>\n</body></html>\n",
           o);
-    const bool ok = !ferror(o) & !fclose(o) && pics;
     for (size_t j = 0; j < nf; j++) cJSON_Delete(docs[j]);
     free(b.runs);
-    if (!ok || rename(tmp, out)) {
-        fprintf(stderr, "coalesce: cannot write '%s'%s\n", out, ok ? ": rename failed" : "");
-        remove(tmp);
+    if (!pics) { /* (picture said why) */
+        co_outfile_discard(&file);
+        return 1;
+    }
+    if (co_outfile_close(&file)) {
+        fprintf(stderr, "coalesce: %s\n", co_last_error());
         return 1;
     }
     return 0;

@@ -5,9 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "core/outfile.h"
 
 #ifndef COALESCE_GIT_COMMIT
 #define COALESCE_GIT_COMMIT "" /* not built from a git checkout */
@@ -367,24 +370,21 @@ bool results_print(FILE *out, const cJSON *doc) {
 }
 
 bool results_write(const char *path, const cJSON *doc, char *why, size_t len) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     char *text = print_doc(doc);
     if (!text) {
         snprintf(why, len, "out of memory");
         return false;
     }
-    FILE *f = fopen(tmp, "w");
-    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    int err = errno;
-    if (f && fclose(f) && ok) ok = false, err = errno;
-    free(text);
-    if (ok && rename(tmp, path)) ok = false, err = errno;
-    if (!ok) {
-        snprintf(why, len, "%s", strerror(err));
-        if (f) remove(tmp);
+    co_outfile o;
+    co_status st = co_outfile_open(&o, path);
+    if (!st) {
+        fputs(text, o.f);
+        fputc('\n', o.f);
+        st = co_outfile_close(&o);
     }
-    return ok;
+    free(text);
+    if (st) snprintf(why, len, "%s", co_last_error());
+    return !st;
 }
 
 bool results_file_open(results_file *f, const char *path, const char *command, cJSON *meta) {
@@ -394,9 +394,12 @@ bool results_file_open(results_file *f, const char *path, const char *command, c
         return true;
     }
     f->doc = results_doc(command, meta);
-    char why[256];
-    if (!f->doc || !results_write(path, f->doc, why, sizeof why)) {
-        fprintf(stderr, "coalesce: cannot write '%s': %s\n", path, f->doc ? why : "out of memory");
+    /* Not a file (/dev/stdout, a pipe): the document once, at the end. */
+    struct stat st;
+    f->once = stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    char why[512];
+    if (!f->doc || (!f->once && !results_write(path, f->doc, why, sizeof why))) {
+        fprintf(stderr, "coalesce: %s\n", f->doc ? why : "out of memory");
         cJSON_Delete(f->doc);
         f->doc = NULL;
         return false;
@@ -405,9 +408,9 @@ bool results_file_open(results_file *f, const char *path, const char *command, c
 }
 
 static void file_rewrite(results_file *f) {
-    char why[256];
-    if (!results_write(f->path, f->doc, why, sizeof why) && !f->failed) {
-        fprintf(stderr, "coalesce: cannot write '%s': %s\n", f->path, why);
+    char why[512];
+    if (!f->failed && !results_write(f->path, f->doc, why, sizeof why)) {
+        fprintf(stderr, "coalesce: %s\n", why);
         f->failed = true;
     }
 }
@@ -418,7 +421,7 @@ void results_file_add(results_file *f, cJSON *result) {
         return;
     }
     cJSON_AddItemToArray(results_array(f->doc), result);
-    file_rewrite(f);
+    if (!f->once) file_rewrite(f);
 }
 
 void results_file_set(results_file *f, cJSON *results) {
@@ -427,12 +430,14 @@ void results_file_set(results_file *f, cJSON *results) {
         return;
     }
     cJSON_ReplaceItemInObjectCaseSensitive(f->doc, "results", results);
-    file_rewrite(f);
+    if (!f->once) file_rewrite(f);
 }
 
-void results_file_close(results_file *f) {
+bool results_file_close(results_file *f) {
+    if (f->doc && f->once) file_rewrite(f);
     cJSON_Delete(f->doc);
     f->doc = NULL;
+    return !f->failed;
 }
 
 /* ---- CSV ---- */

@@ -44,8 +44,9 @@ cJSON *results_devices_doc(const co_context *ctx);
 
 /* Print a document (formatted) and a newline; false if out of memory. */
 bool results_print(FILE *out, const cJSON *doc);
-/* Write a document to path through path.tmp.PID and rename: a reader sees
- * the old file or the new, never half of one. false with errno's message in
+/* Write a document to path (src/core/outfile.h: aside and renamed, so a
+ * reader sees the old file or the new, never half of one; a device or a
+ * pipe in place). false with the message ("cannot write 'path': reason") in
  * why on failure. */
 bool results_write(const char *path, const cJSON *doc, char *why, size_t len);
 
@@ -54,15 +55,18 @@ typedef struct results_file {
     const char *path; /* NULL: no file */
     cJSON *doc;
     bool failed; /* a write failed (said once on stderr) */
+    bool once;   /* not a file (a device, a pipe): written once, at the close */
 } results_file;
-/* Starts the document (written at once: the file exists from the start). */
+/* Starts the document (written at once, so that the file exists from the
+ * start; where the path is a device or a pipe, once at the close). */
 bool results_file_open(results_file *f, const char *path, const char *command, cJSON *meta);
 /* Adds a result (takes it) and rewrites the file. No-op without a file. */
 void results_file_add(results_file *f, cJSON *result);
 /* Replaces every result (takes the array) and rewrites the file: for rows
  * whose ratios change as more rows come in. No-op without a file. */
 void results_file_set(results_file *f, cJSON *results);
-void results_file_close(results_file *f);
+/* Ends it; false where a write failed (said on stderr). */
+bool results_file_close(results_file *f);
 
 /* CSV: the same fields as a result, one row per result. */
 void results_csv_header(FILE *out);

@@ -191,9 +191,9 @@ static int db_list(const tune_args *a) {
         cJSON_AddStringToObject(doc, "database", path);
         for (size_t i = 0; i < n; i++)
             cJSON_AddItemToArray(results_array(doc), results_tuned(&e[i]));
-        char why[256];
+        char why[512];
         if (a->out && !results_write(a->out, doc, why, sizeof why)) {
-            fprintf(stderr, "coalesce: cannot write '%s': %s\n", a->out, why);
+            fprintf(stderr, "coalesce: %s\n", why);
             st = CO_ERR_IO;
         }
         if (a->json && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
@@ -396,7 +396,7 @@ int coalesce_tune(co_context *ctx, const tune_args *a) {
             }
         }
     }
-    results_file_close(&file);
+    if (!results_file_close(&file) && !rc) rc = EXIT_FAILED;
     if (doc && !results_print(stdout, doc)) fprintf(stderr, "coalesce: out of memory\n");
     cJSON_Delete(doc);
     if (!any && rc == EXIT_SKIPPED)

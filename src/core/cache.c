@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/jsonfile.h"
+#include "core/outfile.h"
 #include "core/workload.h"
 
 co_status co_cache_path(const char *name, char *out, size_t len) {
@@ -163,29 +164,22 @@ void co_json_file_unlock(int fd) {
 
 co_status co_json_file_write(const char *path, const char *tag, int version, const char *array,
                              const struct cJSON *entries) {
-    char tmp[1100];
-    co_cache_make_dirs(path);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return co_fail(CO_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    co_outfile o;
+    co_status st = co_outfile_open(&o, path);
+    if (st) return st;
     /* One entry per line: diffs and greps stay readable. */
-    fprintf(f, "{\"%s\": %d, \"%s\": [", tag, version, array);
-    bool ok = true, first = true;
-    for (const cJSON *e = entries ? entries->child : NULL; e && ok; e = e->next) {
+    fprintf(o.f, "{\"%s\": %d, \"%s\": [", tag, version, array);
+    bool first = true;
+    for (const cJSON *e = entries ? entries->child : NULL; e; e = e->next) {
         char *line = cJSON_PrintUnformatted(e);
-        ok = line != NULL;
-        if (line) fprintf(f, "%s\n%s", first ? "" : ",", line);
+        if (!line) {
+            co_outfile_discard(&o);
+            return co_fail(CO_ERR_NOMEM, "out of host memory writing %s", path);
+        }
+        fprintf(o.f, "%s\n%s", first ? "" : ",", line);
         first = false;
         free(line);
     }
-    fputs("\n]}\n", f);
-    ok = !ferror(f) && ok;
-    ok = fclose(f) == 0 && ok;
-    int e = errno;
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok) e = errno;
-        remove(tmp);
-        return co_fail(CO_ERR_IO, "cannot write %s: %s", path, strerror(e));
-    }
-    return CO_OK;
+    fputs("\n]}\n", o.f);
+    return co_outfile_close(&o);
 }

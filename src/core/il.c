@@ -494,9 +494,24 @@ co_status co_il_make(co_context *ctx, const co_run_config *cfg, const char *targ
             used += (size_t)snprintf(r->params + used, sizeof r->params - used, "%s%s=%ld",
                                      i ? " " : "", res.params[i].name, res.params[i].value);
     }
-    for (size_t i = 0; !st && i < cap.n; i++)
-        if (!kernel || !strcmp(cap.recs[i].entry, kernel))
-            st = fill_kernel(dev, &cap.recs[i], r->format, &r->kernels[r->nkernels++]);
+    for (size_t i = 0; !st && i < cap.n; i++) {
+        if (kernel && strcmp(cap.recs[i].entry, kernel)) continue;
+        co_il_kernel *k = &r->kernels[r->nkernels++];
+        st = fill_kernel(dev, &cap.recs[i], r->format, k);
+        /* A kernel the run built but did not launch (the collider's copy),
+         * where its code exists only after a launch (PoCL's): left out,
+         * unless --kernel asked for it. */
+        if (st == CO_ERR_UNSUPPORTED && !kernel && !cap.recs[i].launches) {
+            free(k->text);
+            free(k->program_text);
+            memset(k, 0, sizeof *k);
+            r->nkernels--;
+            st = co_fail(CO_OK, "%s", "");
+        }
+    }
+    if (!st && !r->nkernels)
+        st = co_fail(CO_ERR_UNSUPPORTED, "variant '%s' of %s launched no kernel on %s", res.variant,
+                     res.workload, dev->info.spec);
     free(cap.recs);
     if (owned) co_device_free(dev);
     if (st)

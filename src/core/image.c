@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/outfile.h"
 
 /* For the whole file: GCC reports stb's static declarations that have no
  * definition (the thread-local setters) at the end of the unit, after a pop. */
@@ -54,6 +55,11 @@ co_status co_image_channels(const char *path, int *channels) {
     return CO_OK;
 }
 
+/* stb's PNG bytes into the FILE (ferror says if any write failed). */
+static void png_chunk(void *file, void *data, int size) {
+    fwrite(data, 1, (size_t)size, (FILE *)file);
+}
+
 co_status co_image_save_png(const char *path, int width, int height, int channels,
                             const unsigned char *pixels) {
     if (!path || !pixels)
@@ -63,11 +69,17 @@ co_status co_image_save_png(const char *path, int width, int height, int channel
                        "co_image_save_png: a %dx%d image of %d channels (sizes from 1, "
                        "channels 1..4, a row under 2^31 bytes)",
                        width, height, channels);
-    errno = 0;
-    if (!stbi_write_png(path, width, height, channels, pixels, width * channels))
-        return co_fail(CO_ERR_IO, "cannot write PNG '%s'%s%s", path, errno ? ": " : "",
-                       errno ? strerror(errno) : "");
-    return CO_OK;
+    /* stb's own file writer does not check its writes: through ours, which
+     * does (a full disk is an error) and renames the whole file into place. */
+    co_outfile o;
+    co_status st = co_outfile_open(&o, path);
+    if (st) return st;
+    if (!stbi_write_png_to_func(png_chunk, o.f, width, height, channels, pixels,
+                                width * channels)) {
+        co_outfile_discard(&o);
+        return co_fail(CO_ERR_NOMEM, "cannot write PNG '%s': out of host memory", path);
+    }
+    return co_outfile_close(&o);
 }
 
 void co_image_free(co_image *img) {

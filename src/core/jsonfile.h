@@ -21,8 +21,9 @@ struct cJSON *co_json_file_read(const char *path, const char *tag, const char *a
  * the directories are made first. -1 with the error set if it cannot be had. */
 int co_json_file_lock(const char *path);
 void co_json_file_unlock(int fd);
-/* Write entries (an array) as the file at path: aside, then renamed over
- * it. CO_ERR_IO naming the path and why. */
+/* Write entries (an array) as the file at path (core/outfile.h: aside, then
+ * renamed over it; no directory made: the lock makes the cache's).
+ * CO_ERR_IO naming the path and why. */
 co_status co_json_file_write(const char *path, const char *tag, int version, const char *array,
                              const struct cJSON *entries);
 

@@ -54,6 +54,7 @@
 
 #include "backend/glsl/glsl.h"
 #include "core/image.h"
+#include "core/outfile.h"
 #include "core/workload.h"
 #include "workloads/boxfilter.h"
 
@@ -399,10 +400,11 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
     const size_t len = strlen(path);
     if (len >= 4 && strcmp(path + len - 4, ".raw") == 0) { /* unquantised, for comparisons */
         const size_t bytes = s->elems * (s->fmt->u8 ? 1 : sizeof(float));
-        FILE *f = fopen(path, "wb");
-        const bool ok = f && fwrite(s->out, 1, bytes, f) == bytes;
-        if (f && fclose(f)) return co_fail(CO_ERR_IO, "cannot write '%s'", path);
-        return ok ? CO_OK : co_fail(CO_ERR_IO, "cannot write '%s'", path);
+        co_outfile o;
+        co_status st = co_outfile_open(&o, path);
+        if (st) return st;
+        fwrite(s->out, 1, bytes, o.f);
+        return co_outfile_close(&o);
     }
     if (s->fmt->u8) return co_image_save_png(path, s->w, s->h, s->ch, s->out);
     unsigned char *px = malloc(s->elems);

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 
 #include "core/image.h"
+#include "core/outfile.h"
 #include "workloads/collider_host.h"
 
 #define REF_MAX_STEPS 10
@@ -100,7 +101,7 @@ static const co_option_def options[] = {
     {"width", "800", "box width"},
     {"height", "600", "box height"},
     {"speed", "1", "initial velocity components uniform in [-speed, speed]"},
-    {"dt", "0.1", "time step"},
+    {"dt", "0.1", "time step (--scenario crowd: 0.05)"},
     {"steps", "10", "steps per run (0: the initial state)"},
     {"boundary", "walls", "walls (reflect) or periodic (wrap-around)"},
     {"scenario", "random",
@@ -175,7 +176,8 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     if (!st) st = co_opt_real(o, n, "width", 800, 1e-6, 1e9, &c->w);
     if (!st) st = co_opt_real(o, n, "height", 600, 1e-6, 1e9, &c->h);
     if (!st) st = co_opt_real(o, n, "speed", 1, 1e-9, 1e9, &s->speed);
-    if (!st) st = co_opt_real(o, n, "dt", 0.1, 1e-9, 1e9, &c->dt);
+    /* crowd's light balls (radius 0.25, speed 1) need a shorter step than 0.1 */
+    if (!st) st = co_opt_real(o, n, "dt", s->scenario == S_CROWD ? 0.05 : 0.1, 1e-9, 1e9, &c->dt);
     if (!st && co_opt(o, n, "steps") && strcmp(co_opt(o, n, "steps"), "0") == 0)
         steps = 0;
     else if (!st)
@@ -183,6 +185,14 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     if (!st) st = co_opt_choice(o, n, "boundary", "walls|periodic", 0, &boundary);
     if (!st) st = co_opt_size(o, n, "every", 10, &every);
     if (st) return st;
+    /* A fixed case sets these itself: a value given would be ignored. */
+    static const char *const set[] = {"balls", "radius", "radius-max", "width", "height", "speed"};
+    for (size_t i = 0; s->scenario != S_RANDOM && i < sizeof set / sizeof *set; i++)
+        if (co_opt(o, n, set[i]))
+            return co_fail(CO_ERR_INVALID,
+                           "collider: --scenario %s sets --%s itself: leave it out, or use "
+                           "--scenario random",
+                           co_opt(o, n, "scenario"), set[i]);
     if (steps > 100000000) return bad("--steps", (double)steps, "is over 10^8");
     if (*balls > MAX_BALLS) return bad("--balls", (double)*balls, "is over 2^28");
     c->steps = (int)steps;
@@ -638,15 +648,14 @@ static co_status save(co_problem *p, const co_option *opts, size_t nopts) {
         if (st) return st;
     }
     if (!path) return CO_OK;
-    FILE *f = fopen(path, "w");
-    if (!f) return co_fail(CO_ERR_IO, "collider: cannot write '%s': %s", path, strerror(errno));
-    fputs("x,y,vx,vy,r,m\n", f);
+    co_outfile o;
+    co_status st = co_outfile_open(&o, path);
+    if (st) return st;
+    fputs("x,y,vx,vy,r,m\n", o.f);
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->out[i], s->out[n + i], s->out[2 * n + i],
+        fprintf(o.f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", s->out[i], s->out[n + i], s->out[2 * n + i],
                 s->out[3 * n + i], s->props[i], s->props[n + i]);
-    if (fclose(f))
-        return co_fail(CO_ERR_IO, "collider: error writing '%s': %s", path, strerror(errno));
-    return CO_OK;
+    return co_outfile_close(&o);
 }
 
 static void destroy(co_problem *p) {

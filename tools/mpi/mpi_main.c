@@ -561,9 +561,9 @@ static int cmd_run(run_state *rs, int threads) {
                               mpi_json(d, a, s, all, rs->grid_text, single_ms, aware));
         cJSON_AddItemToArray(results_array(doc), dist_row);
         if (a->out) {
-            char why[256];
+            char why[512];
             if (!results_write(a->out, doc, why, sizeof why)) {
-                fprintf(stderr, "coalesce-mpi: cannot write '%s': %s\n", a->out, why);
+                fprintf(stderr, "coalesce-mpi: %s\n", why);
                 rc = EXIT_FAILED;
             }
         }

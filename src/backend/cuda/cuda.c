@@ -7,6 +7,7 @@
  * per device. <cuda.h> and <nvrtc.h> are used for types only. */
 #include <cuda.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <nvrtc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -699,10 +700,25 @@ static co_status nvrtc_archs(int cc, bool *exact, int *below, int *oldest) {
 }
 
 static co_status nvrtc_unsupported(co_status st, const char *arch, int oldest) {
-    int major = 0, minor = 0;
+    int major = 0, minor = 0, newest = 0, first;
+    bool exact;
     nv.Version(&major, &minor);
-    return co_fail(st, "CUDA: NVRTC %d.%d cannot compile for %s (its oldest target: sm_%d)", major,
-                   minor, arch, oldest);
+    nvrtc_archs(INT_MAX, &exact, &newest, &first); /* the newest: the one below any */
+    return co_fail(st, "CUDA: NVRTC %d.%d cannot compile for %s (its targets: sm_%d to sm_%d)",
+                   major, minor, arch, oldest, newest);
+}
+
+/* The compute capability of "sm_XY" (or, where compute is true,
+ * "compute_XY"): one to four digits, nothing after them. */
+static bool arch_cc(const char *arch, bool compute, int *cc) {
+    const char *d = !arch                                          ? NULL
+                    : strncmp(arch, "sm_", 3) == 0                 ? arch + 3
+                    : compute && strncmp(arch, "compute_", 8) == 0 ? arch + 8
+                                                                   : NULL;
+    const size_t n = d ? strspn(d, "0123456789") : 0;
+    if (n < 1 || n > 4 || d[n]) return false;
+    *cc = atoi(d);
+    return true;
 }
 
 /* The target for a device of compute capability cc: a cubin when this
@@ -732,10 +748,8 @@ co_status co_cuda_compile(const char *name, const char *source, const char *defi
     if (!lib_open(&nvrtc_lib)) return co_fail(CO_ERR_UNSUPPORTED, "%s", nvrtc_lib.why);
     /* Check the target first: an unknown one is the caller's error, not a
      * failed build. */
-    int cc = 0, end = 0;
-    if (!arch ||
-        (sscanf(arch, "sm_%d%n", &cc, &end) != 1 && sscanf(arch, "compute_%d%n", &cc, &end) != 1) ||
-        arch[end])
+    int cc = 0;
+    if (!arch_cc(arch, true, &cc))
         return co_fail(CO_ERR_INVALID, "CUDA: unknown architecture '%s' (use sm_XY or compute_XY)",
                        arch ? arch : "(null)");
     bool exact;
@@ -1400,9 +1414,9 @@ static const co_backend offline_backend = {
 co_status co_cuda_offline_device(const char *arch, co_device **out) {
     *out = NULL;
     if (!lib_open(&nvrtc_lib)) return co_fail(CO_ERR_UNSUPPORTED, "%s", nvrtc_lib.why);
-    int cc = 0, end = 0, below, oldest, major = 0, minor = 0;
+    int cc = 0, below, oldest, major = 0, minor = 0;
     bool exact;
-    if (!arch || sscanf(arch, "sm_%d%n", &cc, &end) != 1 || arch[end])
+    if (!arch_cc(arch, false, &cc))
         return co_fail(CO_ERR_INVALID, "CUDA: unknown target '%s' (use sm_XY, e.g. sm_90)",
                        arch ? arch : "");
     co_status st = nvrtc_archs(cc, &exact, &below, &oldest);
