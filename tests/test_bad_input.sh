@@ -351,6 +351,7 @@ cl 2 "unknown variant .nope. for copy" run copy --device opencl --variant nope
 - 1 "cannot write .$tmp/dir\.png.: Is a directory" run gemm --device c --variant c --size 3 --reps 1 -o $tmp/dir.png
 - 1 "cannot write .$tmp/nonexistent/t\.json.: No such file or directory" tune --export $tmp/nonexistent/t.json
 - 2 "-o would write over one of the report's inputs: $tmp/notpng\.png" report $tmp/notpng.png -o $tmp/notpng.png
+- 2 "--export needs a FILE \(the database as JSON\)" tune --export ""
 - 2 "collider: --scenario one sets --balls itself" run collider --device c --scenario one --balls 7
 - 2 "collider: --scenario crowd sets --width itself" run collider --device c --scenario crowd --width 5
 CASES

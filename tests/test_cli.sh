@@ -229,6 +229,10 @@ wait $reader
     python3 -m json.tool "$tmp/from_fifo.json" >/dev/null && pass=$((pass + 1)) || {
     echo "FAIL -o through a link or into a FIFO: the link, the FIFO or a document lost"
     fail=$((fail + 1)); }
+# Several devices: one the variant does not run on is skipped, the others run;
+# skipped (3) only where none runs it.
+[ $has_opencl = 1 ] && expect 0 "" run copy --device c,opencl --variant coalesced --n 64
+expect 3 "variant 'coalesced' of copy does not run on omp" run copy --device c,omp --variant coalesced --n 64
 expect 0 "" run reduce --device c --n 1
 expect 0 "" run copy --device omp --n 3
 "$CO" run copy --device c --n 3 --no-verify >"$tmp/nv.txt" 2>&1 && grep -q "not verified (--no-verify)" "$tmp/nv.txt" &&

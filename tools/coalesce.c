@@ -342,10 +342,9 @@ static int set_tool_option(cli *c, const char *name, const char *value) {
                                "4..1024), got '%s'",
                                value);
         c->preset = value;
-    } else if (!strcmp(name, "export")) {
-        c->export_file = value;
-    } else if (!strcmp(name, "import")) {
-        c->import_file = value;
+    } else if (!strcmp(name, "export") || !strcmp(name, "import")) {
+        if (!*value) return usage_error("--%s needs a FILE (the database as JSON)", name);
+        *(!strcmp(name, "export") ? &c->export_file : &c->import_file) = value;
     } else if (!strcmp(name, "set")) {
         if (c->nsets == MAX_SETS) return usage_error("too many --set (at most %d)", MAX_SETS);
         c->sets[c->nsets++] = value;
@@ -774,10 +773,14 @@ static int cmd_run(co_context *ctx, cli *c) {
     rows all = {0};
     co_status worst = CO_OK;
     char stopped[512] = "";
+    size_t unsupported = 0;
     for (size_t d = 0; d < n && !interrupted; d++) {
         co_status st = run_one(ctx, c, workload, c->variants, idx[d], c->opts, c->nopts, &all);
         if (stopped_here(&all, st, stopped, sizeof stopped)) break;
         save_rows(ctx, &all, &file); /* a failed run's row too: the file says what happened */
+        /* Several devices: one the variant does not run on is skipped (its
+         * row says so); the run is skipped only where none ran it. */
+        if (st == CO_ERR_UNSUPPORTED && n > 1 && ++unsupported < n) continue;
         if (st != CO_OK && st != CO_ERR_VERIFY) {
             free(all.v);
             results_file_close(&file);
