@@ -210,9 +210,29 @@ co_status co_job_fixed_local(const co_job *job, const size_t local[2], const cha
     return CO_OK;
 }
 
+/* --local sized in more dimensions than a kernel that took it launches in:
+ * those sizes would be dropped. (A kernel whose group is its own, not
+ * --local's, is not held to it.) */
+static co_status check_local_dims(const co_job *job, unsigned dims, const size_t local[3]) {
+    bool took = job->local[0] != 0;
+    for (unsigned d = 0; d < dims; d++) took &= !job->local[d] || job->local[d] == local[d];
+    for (unsigned d = dims; took && d < 3; d++)
+        if (job->local[d] > 1) {
+            char given[64];
+            snprintf(given, sizeof given, job->local[2] ? "%zux%zux%zu" : "%zux%zu", job->local[0],
+                     job->local[1], job->local[2]);
+            return co_fail(CO_ERR_INVALID,
+                           "--local %s: variant '%s' launches %u-dimensional work-groups "
+                           "(give --local %s)",
+                           given, job->var->name, dims, dims == 1 ? "X" : "XxY");
+        }
+    return CO_OK;
+}
+
 co_status co_job_launch(co_job *job, co_kernel *kernel, unsigned dims, const size_t global[3],
                         const size_t local[3], size_t local_mem, size_t nargs, const co_arg *args) {
-    co_status st = co_job_check(job, dims, local, local_mem);
+    co_status st = check_local_dims(job, dims, local);
+    if (!st) st = co_job_check(job, dims, local, local_mem);
     if (st) return st;
     const co_device_info *info = &job->dev->info;
     size_t all_local = local_mem;
