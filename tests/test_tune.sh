@@ -280,5 +280,13 @@ echo '[1, 2]' >"$tmp/bad.json"
 "$CO" tune --import "$tmp/bad.json" >/dev/null 2>"$tmp/b.err"
 [ $? -eq 1 ] && grep -q "cannot import $tmp/bad.json: it is valid JSON but not a coalesce file" "$tmp/b.err" && ok ||
     no "import of a foreign file: $(cat "$tmp/b.err")"
+# An entry that cannot be applied (a tunable out of its range, a group of
+# 10^12): the import says which and takes nothing.
+for e in '"params": {"TS": 0}, "local": [0, 0, 0]' '"params": {}, "local": [1000000000000, 1, 1]'; do
+    printf '{"coalesce_tune": 1, "entries": [{"backend": "opencl", "device_name": "d", "driver": "v", "workload": "gemm", "variant": "tiled", "size_class": "s", %s}]}\n' "$e" >"$tmp/bad_entry.json"
+    COALESCE_CACHE_DIR="$tmp/imports" "$CO" tune --import "$tmp/bad_entry.json" >/dev/null 2>"$tmp/b.err"
+    [ $? -eq 1 ] && grep -Eq "cannot import .*: entry 1, gemm/tiled: (TS=0 is out of range \[1, 512\]|local 1e\+12 is not a work-group size); nothing imported" "$tmp/b.err" &&
+        [ ! -s "$tmp/imports/tune.json" ] && ok || no "import of an unusable entry: $(cat "$tmp/b.err")"
+done
 
 summary

@@ -115,6 +115,46 @@ static bool entry_valid(const cJSON *e) {
     return true;
 }
 
+/* Whether a valid entry (entry_valid) can be applied here, else why: its
+ * workload and variant exist, it sets only their tunables, each a whole
+ * number in its range, and its work-group is a size (0: the default). */
+static bool entry_usable(const cJSON *e, char *why, size_t len) {
+    const char *wname = string_of(e, "workload"), *vname = string_of(e, "variant");
+    const co_workload *wl = co_workload_find(wname);
+    const co_variant *var = NULL;
+    for (size_t i = 0; wl && i < wl->nvariants; i++)
+        if (!strcmp(wl->variants[i].name, vname)) var = &wl->variants[i];
+    if (!var) {
+        snprintf(why, len, "%s/%s: no such workload and variant here", wname, vname);
+        return false;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(e, "params")) {
+        const co_param_def *d = NULL;
+        for (size_t i = 0; i < var->nparams; i++)
+            if (!strcmp(var->params[i].name, v->string)) d = &var->params[i];
+        const double x = v->valuedouble;
+        if (!d)
+            snprintf(why, len, "%s/%s takes no tunable %s", wname, vname, v->string);
+        else if (x != floor(x) || x < (double)d->min || x > (double)d->max)
+            snprintf(why, len, "%s/%s: %s=%g is out of range [%ld, %ld]", wname, vname, d->name, x,
+                     d->min, d->max);
+        else if (d->pow2 && ((long)x & ((long)x - 1)))
+            snprintf(why, len, "%s/%s: %s=%g is not a power of two", wname, vname, d->name, x);
+        else
+            continue;
+        return false;
+    }
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(e, "local")) {
+        if (v->valuedouble != floor(v->valuedouble) || v->valuedouble > 65536) {
+            snprintf(why, len, "%s/%s: local %g is not a work-group size", wname, vname,
+                     v->valuedouble);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool same_key(const cJSON *a, const cJSON *b) {
     for (size_t i = 0; i < NKEYS; i++)
         if (strcmp(string_of(a, key_fields[i]), string_of(b, key_fields[i]))) return false;
@@ -1095,12 +1135,23 @@ co_status co_tune_db_import(const char *file, size_t *count) {
         if (!why[0]) return co_fail(CO_ERR_IO, "cannot read %s: no such file", file);
         return co_fail(CO_ERR_IO, "cannot import %s: it is %s", file, why);
     }
+    /* An entry that cannot be applied stops the import (nothing imported):
+     * it would fail or be ignored at every later run. */
     cJSON *valid = cJSON_CreateArray(), *e;
-    while ((e = cJSON_DetachItemFromArray(add, 0))) {
-        if (entry_valid(e))
-            cJSON_AddItemToArray(valid, e);
-        else
+    for (int at = 1; (e = cJSON_DetachItemFromArray(add, 0)); at++) {
+        if (!entry_valid(e)) {
             cJSON_Delete(e);
+            continue;
+        }
+        char bad[256];
+        if (!entry_usable(e, bad, sizeof bad)) {
+            cJSON_Delete(e);
+            cJSON_Delete(add);
+            cJSON_Delete(valid);
+            return co_fail(CO_ERR_IO, "cannot import %s: entry %d, %s; nothing imported", file, at,
+                           bad);
+        }
+        cJSON_AddItemToArray(valid, e);
     }
     cJSON_Delete(add);
     co_status st = co_tune_db_path(path, sizeof path);
