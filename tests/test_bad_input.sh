@@ -354,6 +354,7 @@ cl 2 "unknown variant .nope. for copy" run copy --device opencl --variant nope
 - 2 "--export needs a FILE \(the database as JSON\)" tune --export ""
 cl 2 "--local 7x3: variant .coalesced. launches 1-dimensional work-groups \(give --local X\)" run copy --device opencl --variant coalesced --local 7x3 --n 100
 cl 2 "--local 2x2x9: variant .naive. launches 2-dimensional work-groups \(give --local XxY\)" run gemm --device opencl --variant naive --local 2x2x9 --size 32
+- 2 "collider: --frames with --steps 100000000 and --every 1 makes 100000001 PNG files, over 100000" run collider --device c --balls 10 --width 20 --height 20 --frames $tmp/fr --steps 100000000 --every 1
 - 2 "collider: --scenario one sets --balls itself" run collider --device c --scenario one --balls 7
 - 2 "collider: --scenario crowd sets --width itself" run collider --device c --scenario crowd --width 5
 CASES

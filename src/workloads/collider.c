@@ -115,6 +115,8 @@ static const co_option_def options[] = {
 };
 
 #define GIF_MAX_FRAMES 1000
+#define FRAMES_MAX                                                                                 \
+    100000           /* PNG files a --frames directory gets (the ray tracer's --frames limit) */
 #define GIF_SIDE 320 /* pixels along the box's longer side */
 
 static const char scenarios[] = "random|one|headon|unequal|glancing|wall|three|crowd";
@@ -200,6 +202,11 @@ static co_status read_options(collider_state *s, const co_option *o, size_t n, s
     s->every = every > 1u << 30 ? 1 << 30 : (int)every;
     s->frames = co_opt(o, n, "frames");
     s->gif = co_opt(o, n, "gif");
+    if (s->frames && steps / every + 1 > FRAMES_MAX)
+        return co_fail(CO_ERR_INVALID,
+                       "collider: --frames with --steps %zu and --every %zu makes %zu PNG "
+                       "files, over %d: raise --every",
+                       steps, every, steps / every + 1, FRAMES_MAX);
     if (s->gif && steps / every + 1 > GIF_MAX_FRAMES)
         return co_fail(CO_ERR_INVALID,
                        "collider: --gif with --steps %zu and --every %zu makes %zu "
