@@ -736,6 +736,11 @@ static void test_bad(co_context *ctx, size_t ndev, const size_t *host, size_t nh
     BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_F32, 2, 2, 1, CO_BORDER_CLAMP, co_mem_host(img), 8,
                      co_mem_host(img), 8),
         "overlaps");
+    /* strided rows that overlap (each call would stage them through packed copies) */
+    BAD(co_boxfilter(ctx, 0, NULL, CO_FORMAT_F32, 2, 2, 1, CO_BORDER_CLAMP, co_mem_host(img), 12,
+                     co_mem_host(img + 4), 12),
+        "overlaps");
+    BAD(co_grayscale(ctx, 0, NULL, 2, 2, co_mem_host(img), 12, co_mem_host(img), 12), "overlaps");
     BAD(co_sgemm_ex(ctx, 0, NULL, CO_ROW_MAJOR, CO_NO_TRANS, CO_NO_TRANS, 2, 2, 3, 1,
                     co_mem_host(x), 2, co_mem_host(x), 2, 0, co_mem_host(y), 2),
         "lda");

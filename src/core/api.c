@@ -904,6 +904,8 @@ co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size
     co_status st = check_rows(fn, "rgba", 4 * width, height, rgba_stride, &in_span);
     if (!st) st = check_rows(fn, "gray", width, height, gray_stride, &out_span);
     if (st) return st;
+    /* (strided rows are run through packed copies: place() sees those) */
+    ARG(overlap(gray, out_span, rgba, in_span), "%s: output gray overlaps input rgba", fn);
     char sw[32], sh[32];
     fmt_size(sw, sizeof sw, width), fmt_size(sh, sizeof sh, height);
     const co_option opts[] = {{"width", sw}, {"height", sh}};
@@ -942,6 +944,7 @@ co_status co_boxfilter(co_context *ctx, size_t device, const char *variant, co_f
     co_status st = check_rows(fn, "in", 4 * width, height, in_stride, &in_span);
     if (!st) st = check_rows(fn, "out", 4 * width, height, out_stride, &out_span);
     if (st) return st;
+    ARG(overlap(out, out_span, in, in_span), "%s: output out overlaps input in", fn);
     char sw[32], sh[32], sr[32];
     fmt_size(sw, sizeof sw, width), fmt_size(sh, sizeof sh, height),
         fmt_size(sr, sizeof sr, radius);
