@@ -13,7 +13,9 @@ an image may be padded: a 2D/3D view with a row stride), else copied.
 """
 import ctypes
 import ctypes.util
+import numbers
 import os
+import weakref
 
 import numpy as np
 
@@ -135,8 +137,9 @@ class Buffer:
     def __init__(self, ctx, device, nbytes):
         self._ctx = ctx  # keeps the context alive while the buffer lives
         self._p = ctypes.c_void_p()
-        _check(_lib.co_buffer_create(ctx._p, device, nbytes, ctypes.byref(self._p)))
+        _check(_lib.co_buffer_create(ctx._p, _index(device), nbytes, ctypes.byref(self._p)))
         self.nbytes, self.device = nbytes, device
+        ctx._children.add(self)
 
     def upload(self, array):
         a = np.ascontiguousarray(array)
@@ -149,11 +152,25 @@ class Buffer:
 
     def free(self):
         if self._p:
-            _lib.co_buffer_free(self._p)
+            if self._ctx._p:  # (a closed context freed it)
+                _lib.co_buffer_free(self._p)
             self._p = ctypes.c_void_p()
 
     def __del__(self):
         self.free()
+
+
+def _index(device):
+    """A device index (an int from Context.device): checked here, as C takes a size_t."""
+    if not isinstance(device, numbers.Integral) or device < 0:
+        raise ValueError("device must be an index from Context.device(), not %r" % (device,))
+    return int(device)
+
+
+def _count(n, what):
+    if not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError("%s must be an integer >= 0, not %r" % (what, n))
+    return int(n)
 
 
 def _in(x, dtype):
@@ -164,14 +181,36 @@ def _in(x, dtype):
     return _Mem(None, a.ctypes.data), a
 
 
+def _elements(k):
+    """The float32 elements an operand (array or Buffer) holds."""
+    return k.size if isinstance(k, np.ndarray) else k.nbytes // 4
+
+
 def _rows(x, dtype, row_bytes):
-    """An image operand with its row stride in bytes (padded rows allowed)."""
+    """An image operand with its row stride in bytes (padded rows allowed; other layouts,
+    a flipped view, copied)."""
     if isinstance(x, Buffer):
         return _Mem(x._p, None), row_bytes, x
     a = np.asarray(x)
-    if a.dtype != dtype or a.strides[-1] != a.itemsize or (a.ndim == 3 and a.strides[1] != a.shape[2] * a.itemsize):
+    if a.dtype != dtype or a.strides[-1] != a.itemsize or a.strides[0] < row_bytes or \
+            (a.ndim == 3 and a.strides[1] != a.shape[2] * a.itemsize):
         a = np.ascontiguousarray(a, dtype=dtype)
     return _Mem(None, a.ctypes.data), a.strides[0], a
+
+
+def _out(x, what, dtype, shape):
+    """A caller's output array, written in place: the call's dtype and shape exactly, its
+    rows packed or padded (a view into wider rows)."""
+    if not isinstance(x, np.ndarray):
+        raise TypeError("%s must be a numpy array or a Buffer, not %s" % (what, type(x).__name__))
+    if x.dtype != dtype or x.shape != tuple(shape):
+        raise ValueError("%s must be %s of shape %s, not %s of shape %s"
+                         % (what, np.dtype(dtype).name, tuple(shape), x.dtype, x.shape))
+    if not x.flags.writeable:
+        raise ValueError("%s is read-only" % what)
+    if x.size and (x.strides[0] < x[0].nbytes or not x[0].flags.c_contiguous):
+        raise ValueError("%s must be C-contiguous, its rows packed or padded" % what)
+    return x
 
 
 class Context:
@@ -180,10 +219,14 @@ class Context:
     def __init__(self, library=None):
         load(library)
         self._p = ctypes.c_void_p()
+        self._children = weakref.WeakSet()  # buffers, colliders, ray tracers: freed by close
         _check(_lib.co_context_create(ctypes.byref(self._p)))
 
     def close(self):
+        """Frees the context and what lives in it (its Buffers, Colliders, Raytracers)."""
         if self._p:
+            for child in list(self._children):
+                child.free()
             _lib.co_context_destroy(self._p)
             self._p = ctypes.c_void_p()
 
@@ -197,8 +240,11 @@ class Context:
 
     def device(self, spec):
         """The index of the first device a SPEC selects ("c", "omp", "opencl", ...)."""
-        if isinstance(spec, int):
-            return spec
+        if isinstance(spec, numbers.Integral):
+            if not 0 <= spec < _lib.co_device_count(self._p):
+                raise ValueError("device %d: this context has devices 0..%d"
+                                 % (spec, _lib.co_device_count(self._p) - 1))
+            return int(spec)
         idx = (ctypes.c_size_t * 16)()
         count = ctypes.c_size_t()
         _check(_lib.co_device_select(self._p, spec.encode(), idx, 16, ctypes.byref(count)))
@@ -234,6 +280,8 @@ class Context:
         """alpha op(a) @ op(b) + beta c, float32 numpy arrays (C- or Fortran-ordered: a
         Fortran array is passed column-major, no copy). Returns c (a new array if None)."""
         a, b = np.asarray(a), np.asarray(b)
+        if a.ndim != 2 or b.ndim != 2:
+            raise ValueError("sgemm: a and b must be 2-D, not %dD and %dD" % (a.ndim, b.ndim))
         m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
         k2, n = (b.shape[1], b.shape[0]) if trans_b else b.shape
         if k != k2:
@@ -244,44 +292,79 @@ class Context:
         b = np.asarray(b, np.float32, order=order)
         if c is None:
             c = np.zeros((m, n), np.float32, order=order)
-        elif c.dtype != np.float32 or not (c.flags.f_contiguous if col else c.flags.c_contiguous):
-            raise ValueError("sgemm: c must be float32 and %s-contiguous" % order)
+        elif not isinstance(c, np.ndarray) or c.dtype != np.float32 or c.shape != (m, n) or \
+                not c.flags.writeable or not (c.flags.f_contiguous if col else c.flags.c_contiguous):
+            raise ValueError("sgemm: c must be a writable float32 %dx%d array, %s-contiguous"
+                             % (m, n, order))
+        if not m or not n or not k:  # (numpy's: an empty product is zeros)
+            c *= np.float32(beta) if beta else np.float32(0)
+            return c
         ld = (lambda x: x.shape[0]) if col else (lambda x: x.shape[1])
-        _check(_lib.co_sgemm_ex(self._p, device, _name(variant), 1 if col else 0,
+        _check(_lib.co_sgemm_ex(self._p, _index(device), _name(variant), 1 if col else 0,
                                 int(trans_a), int(trans_b), m, n, k, alpha,
                                 _Mem(None, a.ctypes.data), ld(a), _Mem(None, b.ctypes.data), ld(b),
                                 beta, _Mem(None, c.ctypes.data), ld(c)))
         return c
 
     def copy(self, device, src, dst=None, n=None, variant=None):
-        """dst = src (float32). src/dst: arrays or Buffers; returns dst."""
+        """dst = src, the first n float32 elements (all of src by default). src/dst: arrays
+        or Buffers (dst a writable C-contiguous float32 array); returns dst (a new array of
+        src's shape if None)."""
         ms, ks = _in(src, np.float32)
-        n = n or (ks.size if isinstance(ks, np.ndarray) else ks.nbytes // 4)
+        have = _elements(ks)
+        n = have if n is None else _count(n, "copy: n")
+        if n > have:
+            raise ValueError("copy: n=%d is over the %d elements of src" % (n, have))
         if dst is None:
-            dst = np.empty(n, np.float32)
-        md, kd = _in(dst, np.float32) if isinstance(dst, Buffer) else (_Mem(None, dst.ctypes.data), dst)
-        _check(_lib.co_copy(self._p, device, _name(variant), n, ms, md))
+            whole = isinstance(ks, np.ndarray) and n == ks.size
+            dst = np.empty(ks.shape if whole else n, np.float32)
+        elif isinstance(dst, Buffer):
+            if n * 4 > dst.nbytes:
+                raise ValueError("copy: n=%d is over the %d elements of dst" % (n, dst.nbytes // 4))
+        elif not isinstance(dst, np.ndarray) or dst.dtype != np.float32 or \
+                not dst.flags.c_contiguous or not dst.flags.writeable or dst.size < n:
+            raise ValueError("copy: dst must be a writable C-contiguous float32 array of at least "
+                             "%d elements, or a Buffer" % n)
+        if n:
+            md = _Mem(dst._p, None) if isinstance(dst, Buffer) else _Mem(None, dst.ctypes.data)
+            _check(_lib.co_copy(self._p, _index(device), _name(variant), n, ms, md))
         return dst
 
     def reduce_sum(self, device, x, n=None, variant=None):
         """The float32 sum of x (array or Buffer), as a float."""
         mx, kx = _in(x, np.float32)
-        n = n or (kx.size if isinstance(kx, np.ndarray) else kx.nbytes // 4)
+        have = _elements(kx)
+        n = have if n is None else _count(n, "reduce_sum: n")
+        if n > have:
+            raise ValueError("reduce_sum: n=%d is over the %d elements of x" % (n, have))
+        if not n:
+            return 0.0
         s = ctypes.c_double()
-        _check(_lib.co_reduce_sum(self._p, device, _name(variant), n, mx, ctypes.byref(s)))
+        _check(_lib.co_reduce_sum(self._p, _index(device), _name(variant), n, mx,
+                                  ctypes.byref(s)))
         return s.value
 
     def grayscale(self, device, rgba, out=None, width=None, height=None, variant=None):
         """uint8 (h, w, 4) -> uint8 (h, w) gray, or Buffers (give width and height)."""
-        if not isinstance(rgba, Buffer):
-            height, width = np.asarray(rgba).shape[:2]
-        mi, si, ki = _rows(rgba, np.uint8, 4 * width)
+        if isinstance(rgba, Buffer):
+            if width is None or height is None:
+                raise ValueError("grayscale: a Buffer needs width and height")
+        else:
+            rgba = np.asarray(rgba)
+            if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
+                raise ValueError("grayscale: rgba must be uint8 of shape (h, w, 4), not %s of "
+                                 "shape %s" % (rgba.dtype, rgba.shape))
+            height, width = rgba.shape[:2]
         if out is None:
             out = np.empty((height, width), np.uint8)
+        elif not isinstance(out, Buffer):
+            _out(out, "grayscale: out", np.uint8, (height, width))
+        if not width or not height:
+            return out
+        mi, si, ki = _rows(rgba, np.uint8, 4 * width)
         mo, so, ko = _rows(out, np.uint8, width)
-        if ko is not out:
-            raise ValueError("grayscale: out must be a uint8 array with unit element stride")
-        _check(_lib.co_grayscale(self._p, device, _name(variant), width, height, mi, si, mo, so))
+        _check(_lib.co_grayscale(self._p, _index(device), _name(variant), width, height, mi, si,
+                                 mo, so))
         return out
 
     BORDERS = {"clamp": 0, "replicate": 0, "reflect101": 1, "reflect_101": 1, "zero": 2,
@@ -289,21 +372,39 @@ class Context:
 
     def boxfilter(self, device, image, radius, border="clamp", out=None, width=None,
                   height=None, rgba8=None, variant=None):
-        """The (2r+1)^2 mean filter of a float32 (h, w) or uint8 (h, w, 4) image or
-        Buffer (then width, height and rgba8 are needed)."""
-        if not isinstance(image, Buffer):
+        """The (2r+1)^2 mean filter of a float32 (h, w) image (other real types are
+        converted) or a uint8 (h, w, 4) RGBA8 one, or of a Buffer (then width, height and
+        rgba8 are needed)."""
+        if isinstance(image, Buffer):
+            if width is None or height is None or rgba8 is None:
+                raise ValueError("boxfilter: a Buffer needs width, height and rgba8")
+        else:
             image = np.asarray(image)
-            rgba8 = image.dtype == np.uint8
+            rgba8 = image.ndim == 3
+            if (image.ndim == 3 and (image.shape[2] != 4 or image.dtype != np.uint8)) or \
+                    image.ndim not in (2, 3) or (image.ndim == 2 and image.dtype == np.uint8):
+                raise ValueError("boxfilter: the image must be (h, w) of floats or uint8 "
+                                 "(h, w, 4) RGBA8, not %s of shape %s (a gray uint8 image: "
+                                 "as float32)" % (image.dtype, image.shape))
             height, width = image.shape[:2]
+        if not isinstance(radius, numbers.Integral) or not 0 <= radius < 2 ** 31:
+            raise ValueError("boxfilter: radius must be an integer >= 0, not %r" % (radius,))
+        if border not in self.BORDERS:
+            raise ValueError("boxfilter: border must be one of %s, not %r"
+                             % (", ".join(self.BORDERS), border))
         dtype = np.uint8 if rgba8 else np.float32
-        mi, si, ki = _rows(image, dtype, 4 * width)
+        shape = (height, width, 4) if rgba8 else (height, width)
         if out is None:
-            out = np.empty((height, width, 4) if rgba8 else (height, width), dtype)
+            out = np.empty(shape, dtype)
+        elif not isinstance(out, Buffer):
+            _out(out, "boxfilter: out", dtype, shape)
+        if not width or not height:
+            return out
+        mi, si, ki = _rows(image, dtype, 4 * width)
         mo, so, ko = _rows(out, dtype, 4 * width)
-        if ko is not out:
-            raise ValueError("boxfilter: out must be a %s array with unit element stride" % dtype)
-        _check(_lib.co_boxfilter(self._p, device, _name(variant), 1 if rgba8 else 0, width,
-                                 height, radius, self.BORDERS[border], mi, si, mo, so))
+        _check(_lib.co_boxfilter(self._p, _index(device), _name(variant), 1 if rgba8 else 0,
+                                 width, height, int(radius), self.BORDERS[border], mi, si, mo,
+                                 so))
         return out
 
 
@@ -315,15 +416,25 @@ class Collider:
                  speed=1.0, seed=1, variant=None):
         self._ctx = ctx
         self._p = ctypes.c_void_p()
+        ctx._children.add(self)
         if x is None:  # random, as the workload makes them
-            _check(_lib.co_collider_create_random(ctx._p, device, _name(variant), balls, r_min,
+            if balls is None:
+                raise ValueError("Collider: give balls (random ones) or x, y, vx, vy, radius")
+            _check(_lib.co_collider_create_random(ctx._p, _index(device), _name(variant),
+                                                  _count(balls, "Collider: balls"), r_min,
                                                   r_max or r_min, width, height, speed, dt, seed,
                                                   ctypes.byref(self._p)))
             return
-        arrs = [np.ascontiguousarray(v, np.float32) for v in (x, y, vx, vy, radius)]
-        m = None if mass is None else np.ascontiguousarray(mass, np.float32)
+        if any(v is None for v in (y, vx, vy, radius)):
+            raise ValueError("Collider: x needs y, vx, vy and radius")
+        arrs = [np.ascontiguousarray(v, np.float32).ravel() for v in (x, y, vx, vy, radius)]
+        m = None if mass is None else np.ascontiguousarray(mass, np.float32).ravel()
+        sizes = [a.size for a in arrs] + ([] if m is None else [m.size])
+        if len(set(sizes)) != 1:
+            raise ValueError("Collider: x, y, vx, vy, radius%s must have one length, not %s"
+                             % ("" if m is None else ", mass", sizes))
         self._keep = arrs + [m]
-        _check(_lib.co_collider_create(ctx._p, device, _name(variant), arrs[0].size, width,
+        _check(_lib.co_collider_create(ctx._p, _index(device), _name(variant), arrs[0].size, width,
                                        height, dt, *[a.ctypes.data for a in arrs],
                                        None if m is None else m.ctypes.data,
                                        ctypes.byref(self._p)))
@@ -341,10 +452,14 @@ class Collider:
         _check(_lib.co_collider_read(self._p, *[o.ctypes.data for o in out]))
         return tuple(out)
 
-    def __del__(self):
+    def free(self):
         if getattr(self, "_p", None):
-            _lib.co_collider_destroy(self._p)
+            if self._ctx._p:  # (a closed context freed it)
+                _lib.co_collider_destroy(self._p)
             self._p = None
+
+    def __del__(self):
+        self.free()
 
 
 def random_scene(spheres, lights=2, seed=1):
@@ -374,7 +489,8 @@ class Raytracer:
             else:
                 setattr(s, k, v)
         self._p = ctypes.c_void_p()
-        _check(_lib.co_raytracer_create(ctx._p, device, _name(variant), ctypes.byref(s),
+        ctx._children.add(self)
+        _check(_lib.co_raytracer_create(ctx._p, _index(device), _name(variant), ctypes.byref(s),
                                         ctypes.byref(self._p)))
 
     def render(self, width, height, t=0.0, out=None):
@@ -384,13 +500,17 @@ class Raytracer:
             return out
         if out is None:
             out = np.empty((height, width, 4), np.uint8)
+        else:
+            _out(out, "render: out", np.uint8, (height, width, 4))
         m, stride, k = _rows(out, np.uint8, 4 * width)
-        if k is not out:
-            raise ValueError("render: out must be a uint8 (h, w, 4) array")
         _check(_lib.co_raytracer_render(self._p, width, height, t, m, stride))
         return out
 
-    def __del__(self):
+    def free(self):
         if getattr(self, "_p", None):
-            _lib.co_raytracer_destroy(self._p)
+            if self._ctx._p:  # (a closed context freed it)
+                _lib.co_raytracer_destroy(self._p)
             self._p = None
+
+    def __del__(self):
+        self.free()
