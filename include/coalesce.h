@@ -723,7 +723,8 @@ CO_API co_status co_reduce_sum(co_context *ctx, size_t device, const char *varia
                                co_mem x, double *sum);
 
 /* gray = round(0.299 r + 0.587 g + 0.114 b) of an RGBA8 image of width x
- * height; rgba_stride and gray_stride are the bytes from one row to the
+ * height, computed in float: exact but where the value is a half (299 r +
+ * 587 g + 114 b ends in 500), which devices may round either way; rgba_stride and gray_stride are the bytes from one row to the
  * next (at least 4 width and width). Strided rows are packed for the
  * kernels (on the device) and unpacked after. */
 CO_API co_status co_grayscale(co_context *ctx, size_t device, const char *variant, size_t width,
