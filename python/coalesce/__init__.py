@@ -74,7 +74,11 @@ def load(path=None):
         return _lib
     path = path or os.environ.get("COALESCE_LIBRARY") or ctypes.util.find_library("coalesce") \
         or "libcoalesce.so.0"
-    lib = ctypes.CDLL(path)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise OSError("coalesce: cannot load the library %s (%s); install it, or set "
+                      "COALESCE_LIBRARY to its path" % (path, e)) from None
     P, S, F, D, I, U64 = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_float, ctypes.c_double,
                           ctypes.c_int, ctypes.c_uint64)
     sig = {
@@ -217,8 +221,8 @@ class Context:
     """A coalesce context (co_context): every backend probed, its devices."""
 
     def __init__(self, library=None):
+        self._p = ctypes.c_void_p()  # (first: __del__ runs even when load fails)
         load(library)
-        self._p = ctypes.c_void_p()
         self._children = weakref.WeakSet()  # buffers, colliders, ray tracers: freed by close
         _check(_lib.co_context_create(ctypes.byref(self._p)))
 
