@@ -50,8 +50,8 @@ co_status co_outfile_open(co_outfile *o, const char *path) {
 
 co_status co_outfile_close(co_outfile *o) {
     if (!o->f) return co_fail(CO_ERR_IO, "cannot write '%s': not open", o->name);
-    /* A failed write leaves errno; a buffered one shows at fclose. */
-    errno = 0;
+    /* A failed write left its errno (nothing that succeeded since sets it);
+     * a buffered one shows at fclose. */
     int e = ferror(o->f) ? (errno ? errno : EIO) : 0;
     if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
     if (!e && o->tmp && rename(o->tmp, o->dest) != 0) e = errno;
