@@ -217,10 +217,10 @@ const co_workload co_workload_dispatch = {
     CO_VARIANTS(variants),
     .defaults = {"c", "omp", "ids", "ids", "ids"},
     .anchors = {NULL, NULL, NULL, NULL, NULL},
-    /* 2^26 work-items' ids (256 MiB) on GPUs; a quarter on CPUs, under
-     * lavapipe's and llvmpipe's 128 MiB a buffer */
+    /* 2^22 work-items' ids on CPUs (lavapipe and llvmpipe take 128 MiB a
+     * buffer); GPUs then 2^26 (256 MiB) */
     .bench_sets = "groups=1024x64 show=0",
-    .bench_sets_gpu = "groups=4096x64 show=0",
+    .bench_sets_gpu = "groups=1024x64 show=0;groups=4096x64 show=0",
     .quick_sets = "groups=16x8x4 show=0",
     .test_sets = "groups=16x8x4 show=0;groups=7 show=0;groups=3x5 show=0;groups=1x1x9 show=0;"
                  "groups=1 show=0",
