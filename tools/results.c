@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -395,8 +394,7 @@ bool results_file_open(results_file *f, const char *path, const char *command, c
     }
     f->doc = results_doc(command, meta);
     /* Not a file (/dev/stdout, a pipe): the document once, at the end. */
-    struct stat st;
-    f->once = stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    f->once = co_outfile_special(path);
     char why[512];
     if (!f->doc || (!f->once && !results_write(path, f->doc, why, sizeof why))) {
         fprintf(stderr, "coalesce: %s\n", f->doc ? why : "out of memory");

@@ -17,19 +17,21 @@ static void release(co_outfile *o) {
     o->f = NULL;
 }
 
+bool co_outfile_special(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 co_status co_outfile_open(co_outfile *o, const char *path) {
     *o = (co_outfile){.name = path};
     if (!path || !*path) return co_fail(CO_ERR_INVALID, "no file named to write");
     struct stat st;
+    const bool exists = stat(path, &st) == 0; /* (through a link) */
+    if (exists && S_ISDIR(st.st_mode))
+        return co_fail(CO_ERR_IO, "cannot write '%s': %s", path, strerror(EISDIR));
     const bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-    bool in_place = false;
-    if (stat(path, &st) == 0) { /* (through a link) */
-        if (S_ISDIR(st.st_mode))
-            return co_fail(CO_ERR_IO, "cannot write '%s': %s", path, strerror(EISDIR));
-        in_place = !S_ISREG(st.st_mode);
-    } else {
-        in_place = link; /* a dangling link: its target is created through it */
-    }
+    /* a device or a FIFO; or a dangling link, whose target is made through it */
+    const bool in_place = co_outfile_special(path) || (link && !exists);
     if (!in_place) {
         o->dest = link ? realpath(path, NULL) : strdup(path);
         o->tmp = o->dest ? malloc(strlen(o->dest) + 32) : NULL;

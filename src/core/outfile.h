@@ -17,6 +17,9 @@ typedef struct co_outfile {
     char *tmp;        /* the file written aside; NULL where written in place */
 } co_outfile;
 
+/* Whether path names a device or a FIFO (through a link too): written in
+ * place, never renamed over. */
+bool co_outfile_special(const char *path);
 /* Opens path for writing. A regular file, or none yet, is written aside
  * (DEST.tmp.PID) and renamed over at co_outfile_close; through a symbolic
  * link, over the link's target (the link stays); a device or a FIFO

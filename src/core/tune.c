@@ -121,9 +121,7 @@ static bool entry_valid(const cJSON *e) {
 static bool entry_usable(const cJSON *e, char *why, size_t len) {
     const char *wname = string_of(e, "workload"), *vname = string_of(e, "variant");
     const co_workload *wl = co_workload_find(wname);
-    const co_variant *var = NULL;
-    for (size_t i = 0; wl && i < wl->nvariants; i++)
-        if (!strcmp(wl->variants[i].name, vname)) var = &wl->variants[i];
+    const co_variant *var = wl ? co_variant_find(wl, vname) : NULL;
     if (!var) {
         snprintf(why, len, "%s/%s: no such workload and variant here", wname, vname);
         return false;

@@ -115,9 +115,9 @@ static const co_option_def options[] = {
 };
 
 #define GIF_MAX_FRAMES 1000
-#define FRAMES_MAX                                                                                 \
-    100000           /* PNG files a --frames directory gets (the ray tracer's --frames limit) */
 #define GIF_SIDE 320 /* pixels along the box's longer side */
+/* PNG files a --frames directory gets (the ray tracer's --frames limit) */
+#define FRAMES_MAX 100000
 
 static const char scenarios[] = "random|one|headon|unequal|glancing|wall|three|crowd";
 enum { S_RANDOM, S_ONE, S_HEADON, S_UNEQUAL, S_GLANCING, S_WALL, S_THREE, S_CROWD };
